@@ -1,0 +1,34 @@
+"""autograd_lab: a define-by-run autodiff engine that behaves like Chainer 7.8.1.
+
+``import autograd_lab as chainer`` runs Chainer-style code unchanged:
+
+>>> import numpy as np
+>>> import autograd_lab as chainer
+>>> x = chainer.Variable(np.array(3.0, dtype=np.float32))
+>>> y = x ** 2 - 2 * x + 1
+>>> y.backward()
+>>> x.grad
+array(4., dtype=float32)
+"""
+
+from autograd_lab import configuration
+from autograd_lab.configuration import (  # noqa: F401
+    config, force_backprop_mode, global_config, no_backprop_mode, using_config,
+)
+from autograd_lab import backend  # noqa: F401
+from autograd_lab.backend import get_device  # noqa: F401
+from autograd_lab import utils  # noqa: F401
+from autograd_lab.variable import Variable, VariableNode, as_array, as_variable  # noqa: F401
+from autograd_lab.parameter import Parameter  # noqa: F401
+from autograd_lab.function_hook import FunctionHook, get_function_hooks  # noqa: F401
+from autograd_lab.function_node import FunctionNode  # noqa: F401
+from autograd_lab.backprop import BackwardStep, BackwardStepper, backward, grad  # noqa: F401
+from autograd_lab import variable  # noqa: F401
+from autograd_lab import initializers  # noqa: F401
+from autograd_lab import functions  # noqa: F401
+from autograd_lab.functions import operators as _operators
+
+_operators.install()
+
+__version__ = '0.1.0'
+del configuration

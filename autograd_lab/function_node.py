@@ -1,0 +1,306 @@
+"""FunctionNode: one operation of the graph, with its forward and backward.
+
+Applying a node runs its ``forward`` on raw arrays and, while
+``config.enable_backprop`` is on, links the result into the graph: the node
+keeps its inputs' VariableNodes, its outputs' nodes weakly, and whatever arrays
+it asked to retain for backward.
+
+A node's ``backward`` receives and returns Variables, so gradients are
+themselves differentiable (double backprop).  Built-in nodes may also define
+``backward_arrays``, the same rule on raw arrays, which the engine uses when no
+graph of the gradient is wanted; the two are kept equal by the test-suite.
+
+>>> import numpy as np, autograd_lab as chainer
+>>> class Square(chainer.FunctionNode):
+...     def forward(self, inputs):
+...         self.retain_inputs((0,))
+...         x, = inputs
+...         return x * x,
+...     def backward(self, target_input_indexes, grad_outputs):
+...         x, = self.get_retained_inputs()
+...         return 2 * x * grad_outputs[0],
+>>> x = chainer.Variable(np.array(3.0))
+>>> y, = Square().apply((x,))
+>>> y.backward()
+>>> x.grad
+array(6.)
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Iterable, Optional
+
+import numpy
+
+from autograd_lab import backend
+from autograd_lab.configuration import config
+from autograd_lab.function_hook import FunctionHook, get_function_hooks
+from autograd_lab.variable import Variable, _new_variable
+
+_ndarray = numpy.ndarray
+_generic = numpy.generic
+_ref = weakref.ref
+
+
+class FunctionNode:
+    """Base class of differentiable operations (see the module docstring)."""
+
+    inputs: Optional[tuple] = None
+    outputs: Optional[tuple] = None
+    rank = 0
+    _input_indexes_to_retain: Optional[tuple] = None
+    _output_indexes_to_retain: Optional[tuple] = None
+    _retained_output_data: Optional[tuple] = None
+    _local_function_hooks: Optional[dict] = None
+    _uid = None
+    #: set to the FunctionNode whose backward applied this node (None in plain forward).
+    _applied_in_backward_of = None
+
+    @property
+    def label(self) -> str:
+        """A short name for displays; the class name unless a subclass says otherwise."""
+        return type(self).__name__
+
+    @property
+    def local_function_hooks(self) -> dict:
+        """Ordered mapping of the hooks registered on this node only."""
+        if self._local_function_hooks is None:
+            self._local_function_hooks = {}
+        return self._local_function_hooks
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(f'{type(self).__name__} has been called as if it were a callable. '
+                           'Use apply() method instead.')
+
+    # ---- forward ------------------------------------------------------------------
+
+    def apply(self, inputs: Iterable[Any]) -> tuple:
+        """Run forward on ``inputs`` (Variables or arrays) and return a tuple of Variables."""
+        in_vars = []
+        in_data = []
+        requires_grad = False
+        for x in inputs:
+            if isinstance(x, Variable):
+                d = x._data
+                if d is None:
+                    raise TypeError(f'{self.label}: an input variable is uninitialized '
+                                    '(it has no array yet)')
+                if x._requires_grad:
+                    requires_grad = True
+            elif backend.is_array(x):
+                d = x
+                x = Variable(x, requires_grad=False)
+            else:
+                raise TypeError(f'incompatible array types are mixed in the forward input '
+                                f'({self.label}): got {type(x).__name__}, expected a Variable '
+                                'or an ndarray')
+            in_vars.append(x)
+            in_data.append(d)
+        in_data = tuple(in_data)
+        t0 = type(in_data[0]) if in_data else _ndarray
+        for d in in_data:
+            if type(d) is not t0:
+                _check_same_device(self, in_data)
+                break
+
+        if config.type_check:
+            self._check_inputs(in_data)
+            if type(self).check_type_forward is not FunctionNode.check_type_forward:
+                from autograd_lab.utils.type_check import TypeInfoTuple  # noqa: PLC0415
+                self.check_type_forward(TypeInfoTuple(in_data))
+
+        hooks = get_function_hooks()
+        if hooks or self._local_function_hooks:
+            hooks = [*hooks.values(), *self.local_function_hooks.values()]
+            for hook in hooks:
+                hook.forward_preprocess(self, in_data)
+        else:
+            hooks = None
+
+        outputs = self.forward(in_data)
+        if type(outputs) is not tuple:
+            raise TypeError(f'forward output must be a tuple ({self.label})\n'
+                            f'Actual: {type(outputs)}')
+        for y in outputs:
+            if type(y) is not _ndarray:
+                outputs = _force_arrays(self, outputs)
+                break
+
+        if hooks is not None:
+            for hook in hooks:
+                hook.forward_postprocess(self, in_data)
+
+        if not config.enable_backprop:
+            self._input_indexes_to_retain = self._output_indexes_to_retain = None
+            return tuple([_new_variable(y, requires_grad) for y in outputs])
+
+        rank = 0
+        in_nodes = []
+        for x in in_vars:
+            node = x._node
+            if node.rank > rank:
+                rank = node.rank
+            in_nodes.append(node)
+        self.rank = rank
+        self.inputs = tuple(in_nodes)
+        rets = []
+        out_nodes = []
+        for y in outputs:
+            var = _new_variable(y, requires_grad)
+            node = var._node
+            node._creator_node = self
+            node.rank = rank + 1
+            rets.append(var)
+            out_nodes.append(_ref(node))
+        self.outputs = tuple(out_nodes)
+
+        if self._input_indexes_to_retain is not None:
+            for i in self._input_indexes_to_retain:
+                in_nodes[i].data = in_data[i]
+        if self._output_indexes_to_retain is not None:
+            retained = []
+            for i in self._output_indexes_to_retain:
+                retained.append(outputs[i])
+                rets[i]._node.data = outputs[i]
+            self._retained_output_data = tuple(retained)
+        return tuple(rets)
+
+    def _check_inputs(self, in_data: tuple) -> None:
+        """Fast input checks of built-in nodes; raise InvalidType before any work is done."""
+
+    def check_type_forward(self, in_types: Any) -> None:
+        """Chainer-style type check hook; ``in_types`` describes the inputs (see type_check)."""
+
+    def forward(self, inputs: tuple) -> tuple:
+        """Compute outputs from input arrays; dispatches to forward_cpu/forward_gpu by default."""
+        if backend.get_array_module(*inputs) is numpy:
+            return self.forward_cpu(inputs)
+        return self.forward_gpu(inputs)
+
+    def forward_cpu(self, inputs: tuple) -> tuple:
+        raise NotImplementedError(f'{type(self).__name__} implements neither forward nor '
+                                  'forward_cpu')
+
+    def forward_gpu(self, inputs: tuple) -> tuple:
+        raise NotImplementedError(f'{type(self).__name__} implements neither forward nor '
+                                  'forward_gpu')
+
+    def retain_inputs(self, indexes: Iterable[int]) -> None:
+        """Inside forward: keep these inputs' arrays for backward."""
+        self._input_indexes_to_retain = tuple(indexes)
+
+    def retain_outputs(self, indexes: Iterable[int]) -> None:
+        """Inside forward: keep these outputs' arrays for backward."""
+        self._output_indexes_to_retain = tuple(indexes)
+
+    # ---- backward ------------------------------------------------------------------
+
+    def backward(self, target_input_indexes: tuple, grad_outputs: tuple) -> tuple:
+        """Return gradients (Variables or None) w.r.t. the inputs; default: not differentiable."""
+        return (None,) * len(self.inputs)
+
+    def backward_accumulate(self, target_input_indexes: tuple, grad_outputs: tuple,
+                            grad_inputs: tuple) -> tuple:
+        """Like :meth:`backward`, but returns the sums with ``grad_inputs`` (one per target)."""
+        gxs = self.backward(target_input_indexes, grad_outputs)
+        n = len(target_input_indexes)
+        if len(gxs) != n:
+            gxs = tuple(gxs[i] for i in target_input_indexes)
+        return tuple(gx if g_in is None else g_in if gx is None else gx + g_in
+                     for gx, g_in in zip(gxs, grad_inputs))
+
+    def get_retained_inputs(self) -> tuple:
+        """Inside backward: the retained inputs as Variables (differentiable)."""
+        if self._input_indexes_to_retain is None or self.inputs is None:
+            return ()
+        return tuple(self.inputs[i].get_variable() for i in self._input_indexes_to_retain)
+
+    def get_retained_outputs(self) -> tuple:
+        """Inside backward: the retained outputs as Variables (differentiable)."""
+        if self._output_indexes_to_retain is None or self.outputs is None:
+            return ()
+        ret = []
+        for i, data in zip(self._output_indexes_to_retain, self._retained_output_data):
+            node = self.outputs[i]()
+            if node is None:
+                var = Variable(data, requires_grad=False)
+            else:
+                var = node.get_variable()
+                if var._data is None:
+                    var._data = data
+            ret.append(var)
+        return tuple(ret)
+
+    def _retained_input_arrays(self) -> tuple:
+        return tuple(self.inputs[i].data for i in self._input_indexes_to_retain)
+
+    # ---- graph surgery and hooks ------------------------------------------------------
+
+    def unchain(self) -> None:
+        """Unlink this node's outputs from it and forget its inputs and outputs."""
+        for ref in self.outputs or ():
+            node = ref()
+            if node is not None:
+                node.unchain()
+        self.inputs = None
+        self.outputs = None
+
+    def add_hook(self, hook: FunctionHook, name: Optional[str] = None) -> None:
+        """Register ``hook`` on this node only, under ``name`` (default ``hook.name``)."""
+        if not isinstance(hook, FunctionHook):
+            raise TypeError('Hook must be of type FunctionHook')
+        if name is None:
+            name = hook.name
+        hooks = self.local_function_hooks
+        if name in hooks:
+            raise KeyError(f'Hook {name} already exists')
+        hooks[name] = hook
+        hook.added(self)
+
+    def delete_hook(self, name: str) -> None:
+        """Unregister the local hook ``name``."""
+        if name not in self.local_function_hooks:
+            raise KeyError(f'Hook {name} does not exist')
+        hook = self._local_function_hooks.pop(name)
+        hook.deleted(self)
+
+    def __repr__(self) -> str:
+        return f'<{type(self).__name__} {self.label!r} rank={self.rank}>'
+
+
+def _check_same_device(func: FunctionNode, in_data: tuple) -> None:
+    kinds = {backend.get_device_from_array(d).xp.__name__ for d in in_data}
+    if len(kinds) > 1 or any(not backend.is_array(d) for d in in_data):
+        names = ', '.join(type(d).__name__ for d in in_data)
+        raise TypeError(f'incompatible array types are mixed in the forward input '
+                        f'({func.label}): {names}. Move every input to one device first.')
+
+
+def _force_arrays(func: FunctionNode, outputs: tuple) -> tuple:
+    fixed = []
+    for y in outputs:
+        if isinstance(y, _generic):
+            y = numpy.asarray(y)
+        elif not backend.is_array(y):
+            raise TypeError(f'forward of {func.label} returned {type(y).__name__}; '
+                            'outputs must be arrays')
+        fixed.append(y)
+    return tuple(fixed)
+
+
+def unchain_backward(root: Any) -> None:
+    """Call ``unchain()`` on every function reachable backward from VariableNode ``root``."""
+    func = root.creator_node
+    if func is None:
+        return
+    seen = {func}
+    stack = [func]
+    while stack:
+        func = stack.pop()
+        for node in func.inputs or ():
+            creator = node.creator_node
+            if creator is not None and creator not in seen:
+                seen.add(creator)
+                stack.append(creator)
+        func.unchain()

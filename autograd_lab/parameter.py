@@ -1,0 +1,140 @@
+"""Parameters: Variables that an optimizer updates, created from an initializer.
+
+>>> import numpy as np, autograd_lab as chainer
+>>> p = chainer.Parameter(3.0, (2,))
+>>> p.array, p.grad
+(array([3., 3.], dtype=float32), array([nan, nan], dtype=float32))
+>>> p.cleargrad(); p.grad is None
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy
+
+from autograd_lab import backend, initializers
+from autograd_lab.variable import Variable, VariableNode
+
+
+class Parameter(Variable):
+    """A Variable owned by a Link and updated by an optimizer's update rule.
+
+    Args:
+        initializer: None (NaN fill), a scalar (constant fill), an ndarray (used as
+            the data when ``shape`` is None, else broadcast into ``shape``), an
+            :class:`~autograd_lab.initializers.Initializer` or a callable that fills
+            an array in place.
+        shape: when given, the data is allocated now; otherwise on :meth:`initialize`.
+        name: the parameter's name.
+
+    The gradient of a freshly allocated Parameter is NaN, not zero: call
+    :meth:`cleargrad` (or ``Link.cleargrads()``) before the first backward.
+    """
+
+    __slots__ = ('initializer', '_grad_initializer', '_initial_device', 'update_rule',
+                 '__dict__')
+
+    def __init__(self, initializer: Any = None, shape: Any = None,
+                 name: Optional[str] = None) -> None:
+        self.update_rule = None
+        self._initial_device = None
+        if backend.is_array(initializer) and shape is None:
+            super().__init__(initializer, name=name)
+            self.initializer = initializer
+            self._grad_initializer = None
+            self._initial_device = backend.get_device_from_array(initializer)
+            return
+        if backend.is_array(initializer):
+            initializer = initializers.Constant(initializer)
+        self.initializer = initializers._as_initializer(initializer)
+        dtype = getattr(self.initializer, 'dtype', None)
+        self._grad_initializer = initializers.NaN(dtype)
+        super().__init__(None, name=name)
+        if shape is not None:
+            self.initialize(shape)
+
+    @property
+    def is_initialized(self) -> bool:
+        return self._data is not None
+
+    @property
+    def dtype(self) -> numpy.dtype:
+        if self._data is not None:
+            return self._data.dtype
+        if not hasattr(self.initializer, 'dtype'):
+            raise RuntimeError(f'the dtype of the uninitialized parameter {self.name!r} is '
+                               'unknown: its initializer has no dtype')
+        # Quirk Q9: an initializer without a dtype reports numpy.dtype(None), i.e. float64.
+        return numpy.dtype(self.initializer.dtype)
+
+    @property
+    def grad(self) -> Any:
+        if self._data is None and self._grad_initializer is not None:
+            raise RuntimeError('Cannot retrieve Variable.grad. Either it must be set manually '
+                               'or Variable.cleargrad() must be called beforehand.')
+        return Variable.grad.fget(self)
+
+    @grad.setter
+    def grad(self, g: Any) -> None:
+        Variable.grad.fset(self, g)
+
+    def initialize(self, shape: Any) -> None:
+        """Allocate the data with the initializer (re-creating it if already allocated)."""
+        device = self._initial_device if self._initial_device is not None else backend.CPU
+        data = initializers.generate_array(self.initializer, shape, device.xp, device=device)
+        ginit = self._grad_initializer
+        grad = None if ginit is None else initializers.generate_array(
+            ginit, data.shape, device.xp, dtype=data.dtype, device=device)
+        self._data = data
+        self._node._set_data_type(data)
+        self._grad = grad
+        self._grad_var = None
+
+    def cleargrad(self) -> None:
+        super().cleargrad()
+        if self._data is None:
+            self._grad_initializer = None
+
+    def zerograd(self) -> None:
+        super().zerograd()
+        if self._data is None:
+            dtype = getattr(self.initializer, 'dtype', None)
+            self._grad_initializer = initializers.Zero(dtype)
+
+    def update(self) -> None:
+        """Apply this parameter's update rule, if an optimizer has set one up."""
+        if self.update_rule is not None:
+            self.update_rule.update(self)
+
+    def to_device(self, device: Any) -> None:
+        dev = backend.get_device(device)
+        self._initial_device = dev
+        if self._data is not None:
+            self._move(dev)
+
+    def to_cpu(self) -> None:
+        self.to_device(backend.CPU)
+
+    def to_gpu(self, device: Any = None) -> None:
+        self.to_device(backend.get_device(0 if device is None else device))
+
+    def to_intel64(self) -> None:
+        raise RuntimeError('iDeep (to_intel64) is not available in autograd_lab')
+
+    def __reduce__(self) -> tuple:
+        return _recreate_parameter, (self._data, self.name, self.grad if self._data is not None
+                                     else None, self.initializer, self.update_rule)
+
+
+def _recreate_parameter(data: Any, name: Any, grad: Any, initializer: Any, rule: Any) -> Parameter:
+    p = Parameter(initializer if data is None else data, name=name)
+    p.initializer = initializer
+    if data is not None:
+        p._grad = grad
+    p.update_rule = rule
+    return p
+
+
+__all__ = ['Parameter', 'VariableNode']
