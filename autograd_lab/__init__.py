@@ -26,6 +26,13 @@ from autograd_lab.backprop import BackwardStep, BackwardStepper, backward, grad 
 from autograd_lab import variable  # noqa: F401
 from autograd_lab import initializers  # noqa: F401
 from autograd_lab import functions  # noqa: F401
+from autograd_lab import gradient_check  # noqa: F401
+from autograd_lab import computational_graph  # noqa: F401
+from autograd_lab.initializers import Initializer  # noqa: F401
+from autograd_lab.link import Chain, ChainList, Link, Sequential  # noqa: F401
+from autograd_lab.optimizer import GradientMethod, Optimizer, UpdateRule  # noqa: F401
+from autograd_lab import link, links, optimizer, optimizer_hooks, optimizers  # noqa: F401
+from autograd_lab import serializers  # noqa: F401
 from autograd_lab.functions import operators as _operators
 
 _operators.install()

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import threading
 from types import ModuleType
-from typing import Any, Callable, Optional
+from typing import Any
+from collections.abc import Callable
 
 import numpy
 
@@ -64,7 +65,7 @@ class CpuDevice(Device):
         return '<CpuDevice (numpy)>'
 
     def send(self, array: Any) -> Any:
-        if array is None or isinstance(array, numpy.ndarray) and type(array) is numpy.ndarray:
+        if array is None or (isinstance(array, numpy.ndarray) and type(array) is numpy.ndarray):
             return array
         if isinstance(array, numpy.generic):
             return numpy.asarray(array)
@@ -118,11 +119,11 @@ class GpuDevice(Device):
 
 
 _lock = threading.Lock()
-_gpu: Optional[GpuBackend] = None
+_gpu: GpuBackend | None = None
 _gpu_probed = False
 
 
-def _probe_cupy() -> Optional[GpuBackend]:
+def _probe_cupy() -> GpuBackend | None:
     try:
         import cupy  # noqa: PLC0415 - optional dependency, imported on first GPU use
         if cupy.cuda.runtime.getDeviceCount() < 1:
@@ -140,7 +141,7 @@ def _probe_cupy() -> Optional[GpuBackend]:
                       use=lambda index: cupy.cuda.Device(index).use())
 
 
-def gpu_backend() -> Optional[GpuBackend]:
+def gpu_backend() -> GpuBackend | None:
     """The GPU backend in use, or None when there is no usable GPU (CuPy is probed once)."""
     global _gpu, _gpu_probed
     if not _gpu_probed:
@@ -151,7 +152,7 @@ def gpu_backend() -> Optional[GpuBackend]:
     return _gpu
 
 
-def register_gpu_backend(gpu: Optional[GpuBackend]) -> Optional[GpuBackend]:
+def register_gpu_backend(gpu: GpuBackend | None) -> GpuBackend | None:
     """Install ``gpu`` as the GPU backend (None: no GPU); return the previous one."""
     global _gpu, _gpu_probed
     with _lock:
@@ -165,7 +166,7 @@ def cuda_available() -> bool:
     return gpu_backend() is not None
 
 
-def gpu_unavailable_reason() -> Optional[str]:
+def gpu_unavailable_reason() -> str | None:
     """Why there is no GPU device (None when there is one); shown by the widget's toggle."""
     if gpu_backend() is not None:
         return None
@@ -206,7 +207,8 @@ def get_device(device_spec: Any) -> Device:
         if device_spec < 0:
             return CPU
         return GpuDevice(_require_gpu(), int(device_spec))
-    if isinstance(device_spec, tuple) and len(device_spec) == 2 and device_spec[0] in ('@cupy', 'cupy'):
+    if (isinstance(device_spec, tuple) and len(device_spec) == 2
+            and device_spec[0] in ('@cupy', 'cupy')):
         return get_device(f'@cupy:{device_spec[1]}')
     if not isinstance(device_spec, str):
         raise TypeError(f'Invalid device specifier: {device_spec!r}')
@@ -227,7 +229,7 @@ def get_device(device_spec: Any) -> Device:
 
 def get_device_from_array(array: Any) -> Device:
     """The device that holds ``array`` (CPU for NumPy arrays, scalars and None)."""
-    if array is None or isinstance(array, (numpy.ndarray, numpy.generic)) and not _is_gpu(array):
+    if array is None or (isinstance(array, (numpy.ndarray, numpy.generic)) and not _is_gpu(array)):
         return CPU
     gpu = gpu_backend()
     if gpu is not None and isinstance(array, gpu.array_type):
@@ -237,7 +239,8 @@ def get_device_from_array(array: Any) -> Device:
 
 def _is_gpu(array: Any) -> bool:
     gpu = _gpu
-    return gpu is not None and type(array) is not numpy.ndarray and isinstance(array, gpu.array_type)
+    return (gpu is not None and type(array) is not numpy.ndarray
+            and isinstance(array, gpu.array_type))
 
 
 def get_array_module(*arrays: Any) -> ModuleType:

@@ -38,13 +38,15 @@ from __future__ import annotations
 
 import heapq
 import warnings
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any
+from collections.abc import Iterable, Sequence
 
 import numpy
 
 from autograd_lab import backend
+from autograd_lab import events as _events
 from autograd_lab.configuration import config
-from autograd_lab.function_hook import get_function_hooks
+from autograd_lab.function_hook import _state as _hook_state
 from autograd_lab.function_node import FunctionNode
 from autograd_lab.variable import Variable
 
@@ -88,9 +90,9 @@ class BackwardStepper:
     """
 
     def __init__(self, seeds: Sequence[tuple], *, leaves_get_grads: bool,
-                 required: Optional[set] = None, input_nodes: Sequence = (),
+                 required: set | None = None, input_nodes: Sequence = (),
                  retain_grad: bool = False, enable_double_backprop: bool = False,
-                 loss_scale: Optional[float] = None) -> None:
+                 loss_scale: float | None = None) -> None:
         self._double = bool(enable_double_backprop)
         self._leaves_get_grads = leaves_get_grads
         self._required = required
@@ -102,7 +104,10 @@ class BackwardStepper:
         self._heap: list = []
         self._seen: set = set()
         self._undo: dict = {}
-        self._failed: Optional[BaseException] = None
+        self._failed: BaseException | None = None
+        self._run_id: int | None = None  # set when observers are told about this backward
+        self._mode = 'backward' if leaves_get_grads else 'grad'
+        self._roots = tuple(node for node, _ in seeds)
         for node, grad in seeds:
             self._grads[node] = self._as_grad(grad)
         for node, _ in seeds:
@@ -113,7 +118,7 @@ class BackwardStepper:
     @classmethod
     def for_backward(cls, outputs: Sequence[Variable], retain_grad: bool = False,
                      enable_double_backprop: bool = False,
-                     loss_scale: Optional[float] = None) -> BackwardStepper:
+                     loss_scale: float | None = None) -> BackwardStepper:
         """The stepper of ``outputs[0].backward(...)`` (one root: Variable.backward)."""
         root, = outputs
         data = root._data
@@ -147,10 +152,10 @@ class BackwardStepper:
 
     @classmethod
     def for_grad(cls, outputs: Sequence[Variable], inputs: Sequence[Variable],
-                 grad_outputs: Optional[Sequence[Any]] = None,
-                 grad_inputs: Optional[Sequence[Any]] = None, retain_grad: bool = False,
+                 grad_outputs: Sequence[Any] | None = None,
+                 grad_inputs: Sequence[Any] | None = None, retain_grad: bool = False,
                  enable_double_backprop: bool = False,
-                 loss_scale: Optional[float] = None) -> BackwardStepper:
+                 loss_scale: float | None = None) -> BackwardStepper:
         """The stepper of :func:`grad`: only the paths from ``inputs`` to ``outputs``."""
         outputs, inputs = _check_sequence('outputs', outputs), _check_sequence('inputs', inputs)
         grad_outputs = _check_lengths('grad_outputs', grad_outputs, outputs)
@@ -182,7 +187,7 @@ class BackwardStepper:
         return [entry[2] for entry in sorted(self._heap)]
 
     @property
-    def next_function(self) -> Optional[FunctionNode]:
+    def next_function(self) -> FunctionNode | None:
         """The function the next :meth:`step` will run, or None when done."""
         return None if self.done else self._heap[0][2]
 
@@ -207,15 +212,30 @@ class BackwardStepper:
 
     # ---- running --------------------------------------------------------------------
 
-    def step(self) -> Optional[BackwardStep]:
+    def step(self) -> BackwardStep | None:
         """Run the next function's backward; return what it did (None when done)."""
         return self._step(record=True)
 
     def run(self) -> None:
-        """Run every remaining step."""
-        step = self._step
-        while self._heap and self._failed is None:
-            step(record=False)
+        """Run every remaining step (the same steps as :meth:`step`, without records)."""
+        if self.done:
+            return
+        if _events.active:  # observed: the same steps, announced one by one
+            while not self.done:
+                self._step(record=False)
+            return
+        heap, pop, run_function = self._heap, heapq.heappop, self._run_function
+        old = config.enable_backprop
+        config.enable_backprop = self._double
+        try:
+            while heap:
+                run_function(pop(heap)[2], False)
+        except BaseException as error:
+            self._failed = error
+            self._rollback()
+            raise
+        finally:
+            config.enable_backprop = old
 
     def results(self, inputs: Sequence[Variable]) -> list:
         """The gradients w.r.t. ``inputs`` (for :func:`grad`), as Variables or None."""
@@ -226,23 +246,71 @@ class BackwardStepper:
             out.append(_as_variable(g))
         return out
 
-    def _step(self, record: bool) -> Optional[BackwardStep]:
+    def _step(self, record: bool) -> BackwardStep | None:
         if not self._heap or self._failed is not None:
             return None
+        observed = _events.active
+        if observed:
+            self._announce_step(self._heap[0][2])
         func = heapq.heappop(self._heap)[2]
         try:
             old = config.enable_backprop
             config.enable_backprop = self._double
+            if observed:
+                _events._context.func_id = _events.uid(func)
             try:
-                return self._run_function(func, record)
+                result = self._run_function(func, record or observed)
             finally:
                 config.enable_backprop = old
+                if observed:
+                    _events._context.func_id = None
         except BaseException as error:
             self._failed = error
             self._rollback()
+            if observed:
+                _events.emit(_events.BackwardFinished(run_id=self._run_id, ok=False,
+                                                      error=repr(error)))
             raise
+        if observed:
+            self._announce_done(result)
+        return result
 
-    def _run_function(self, func: FunctionNode, record: bool) -> Optional[BackwardStep]:
+    # ---- telling observers (only while someone listens) ----------------------------------
+
+    def _announce_step(self, func: FunctionNode) -> None:
+        uid = _events.uid
+        if self._run_id is None:
+            self._run_id = next(_events._ids)
+            _events.emit(_events.BackwardStarted(
+                run_id=self._run_id, mode=self._mode, root_ids=tuple(uid(n) for n in self._roots),
+                retain_grad=self._retain_grad, enable_double_backprop=self._double,
+                loss_scale=self._loss_scale))
+        outputs = [ref() for ref in func.outputs or ()]
+        _events.emit(_events.BackwardStepStarted(
+            run_id=self._run_id, func_id=uid(func), rank=func.rank,
+            frontier_ids=tuple(uid(f) for f in self.frontier),
+            grad_outputs=tuple(_events.snapshot(_raw(self._grads.get(n))) if n is not None
+                               else None for n in outputs),
+            reason=self.why_next()))
+
+    def _announce_done(self, step: BackwardStep) -> None:
+        uid = _events.uid
+        func = step.function
+        if func.outputs is not None and not self._retain_grad:
+            for ref, gy in zip(func.outputs, step.grad_outputs):
+                node = ref()
+                if node is not None and gy is not None and node not in self._input_nodes:
+                    _events.emit(_events.GradReleased(var_id=uid(node)))
+        inputs = func.inputs or ()
+        _events.emit(_events.BackwardStepDone(
+            run_id=self._run_id, func_id=uid(func),
+            target_input_ids=tuple(uid(inputs[i]) for i in step.target_input_indexes),
+            grad_inputs=tuple(_events.snapshot(_raw(g)) for g in step.grad_inputs),
+            accumulation=step.accumulation))
+        if not self._heap:
+            _events.emit(_events.BackwardFinished(run_id=self._run_id, ok=True))
+
+    def _run_function(self, func: FunctionNode, record: bool) -> BackwardStep | None:
         grads = self._grads
         out_refs = func.outputs
         in_nodes = func.inputs
@@ -260,8 +328,9 @@ class BackwardStepper:
                     var = node._variable()
                     if var is not None:
                         self._remember(var)
-                        var._set_grad_unchecked(gy)
-                        var._loss_scale = self._loss_scale
+                        var._set_grad_unchecked(gy)  # only leaves record _loss_scale
+                        if _events.active:
+                            _events.grad_changed(_events.GradSet, var)
             gys.append(gy)
         gys = tuple(gys)
 
@@ -271,7 +340,7 @@ class BackwardStepper:
         if not targets:
             return BackwardStep(func, gys, (), (), ()) if record else None
 
-        hooks = get_function_hooks()
+        hooks = _hook_state.hooks
         if hooks or func._local_function_hooks:
             hooks = [*hooks.values(), *func.local_function_hooks.values()]
             in_data = tuple([x.data for x in in_nodes])
@@ -286,11 +355,8 @@ class BackwardStepper:
         else:
             gxs = self._backward_variables(func, targets, gys)
 
-        if hooks is not None:
-            for hook in hooks:
-                hook.backward_postprocess(func, in_data, out_grad)
-
         gxs = _select_targets(func, gxs, targets)
+        hooked = hooks is not None  # Chainer sums with F.add before backward_postprocess
         accumulation = [None] * len(targets) if record else None
         for k, i in enumerate(targets):
             gx = gxs[k]
@@ -310,9 +376,12 @@ class BackwardStepper:
                     var._set_grad_unchecked(gx)
                     how = 'set'
                 else:
-                    var._set_grad_unchecked(_add(old, gx, self._double))
+                    var._set_grad_unchecked(_add(old, gx, self._double, hooked))
                     how = 'added'
                 var._loss_scale = self._loss_scale
+                if _events.active:
+                    _events.grad_changed(_events.GradSet if how == 'set'
+                                         else _events.GradAccumulated, var)
             else:
                 old = grads.get(node)
                 if old is None:
@@ -320,10 +389,13 @@ class BackwardStepper:
                     how = 'set'
                     self._push(node._creator_node)
                 else:
-                    grads[node] = _add(old, gx, self._double)
+                    grads[node] = _add(old, gx, self._double, hooked)
                     how = 'added'
             if record:
                 accumulation[k] = how
+        if hooked:
+            for hook in hooks:
+                hook.backward_postprocess(func, in_data, out_grad)
         if record:
             return BackwardStep(func, gys, targets, tuple(gxs), tuple(accumulation))
         return None
@@ -334,7 +406,15 @@ class BackwardStepper:
             current = []
             for i in targets:
                 node = func.inputs[i]
-                current.append(_as_variable(self._grads.pop(node, None)))
+                var = node._variable() if self._leaves_get_grads and \
+                    node._creator_node is None else None
+                if var is not None:  # a leaf's stored grad is handed over too (as Chainer)
+                    self._remember(var)
+                    g = var._grad_var if var._grad_var is not None else var._grad
+                    var._grad = var._grad_var = None
+                else:
+                    g = self._grads.pop(node, None)
+                current.append(_as_variable(g))
             return func.backward_accumulate(targets, gy_vars, tuple(current))
         return func.backward(targets, gy_vars)
 
@@ -363,7 +443,7 @@ class BackwardStepper:
 
     # ---- bookkeeping ------------------------------------------------------------------
 
-    def _push(self, func: Optional[FunctionNode]) -> None:
+    def _push(self, func: FunctionNode | None) -> None:
         if func is not None and func not in self._seen:
             self._seen.add(func)
             heapq.heappush(self._heap, (-func.rank, len(self._seen), func))
@@ -383,6 +463,8 @@ class BackwardStepper:
     def _rollback(self) -> None:
         for var, grad, grad_var, loss_scale in self._undo.values():
             var._grad, var._grad_var, var._loss_scale = grad, grad_var, loss_scale
+            if _events.active:
+                _events.grad_changed(_events.GradRestored, var)
         self._undo.clear()
         self._grads.clear()
         self._heap.clear()
@@ -396,17 +478,19 @@ def _raw(g: Any) -> Any:
     return g._data if isinstance(g, Variable) else g
 
 
-def _as_variable(g: Any) -> Optional[Variable]:
+def _as_variable(g: Any) -> Variable | None:
     if g is None or isinstance(g, Variable):
         return g
     return Variable(g)
 
 
-def _add(a: Any, b: Any, double: bool) -> Any:
-    if double:
+def _add(a: Any, b: Any, double: bool, hooked: bool = False) -> Any:
+    if double or hooked:  # hooked: the sum is an F.add the hooks see, as in Chainer
         from autograd_lab.functions.arithmetic import add  # noqa: PLC0415 - cycle
-        return add(a, b)
-    return a + b
+        s = add(a, b)
+        return s if double else s._data
+    s = a + b
+    return numpy.asarray(s) if isinstance(s, numpy.generic) else s  # 0-d stays an array
 
 
 def _select_targets(func: FunctionNode, gxs: Any, targets: tuple) -> tuple:
@@ -430,7 +514,7 @@ def _check_sequence(what: str, value: Any) -> list:
     return list(value)
 
 
-def _check_lengths(what: str, values: Optional[Sequence[Any]], against: list) -> list:
+def _check_lengths(what: str, values: Sequence[Any] | None, against: list) -> list:
     if values is None:
         return [None] * len(against)
     if len(values) != len(against):
@@ -464,10 +548,10 @@ def _nodes_between(outputs: Sequence[Variable], input_nodes: Sequence[Any]) -> s
 
 
 def grad(outputs: Sequence[Variable], inputs: Sequence[Variable],
-         grad_outputs: Optional[Sequence[Any]] = None,
-         grad_inputs: Optional[Sequence[Any]] = None, set_grad: bool = False,
+         grad_outputs: Sequence[Any] | None = None,
+         grad_inputs: Sequence[Any] | None = None, set_grad: bool = False,
          retain_grad: bool = False, enable_double_backprop: bool = False,
-         loss_scale: Optional[float] = None) -> list:
+         loss_scale: float | None = None) -> list:
     """Gradients of ``outputs`` w.r.t. ``inputs``, without touching ``inputs[i].grad``.
 
     Every missing ``grad_outputs`` entry is seeded with ones, whatever the shape.
@@ -495,11 +579,12 @@ def grad(outputs: Sequence[Variable], inputs: Sequence[Variable],
     return gxs
 
 
-def backward(outputs: Iterable[Variable], grad_outputs: Optional[Sequence[Any]] = None, *,
+def backward(outputs: Iterable[Variable], grad_outputs: Sequence[Any] | None = None, *,
              enable_double_backprop: bool = False) -> None:
     """Backpropagate from several outputs at once, using their ``grad`` (experimental API).
 
-    Outputs with no gradient (given or stored) are skipped with a ``RuntimeWarning``.
+    Outputs with no gradient (given or stored), and repeats, are skipped with a
+    ``RuntimeWarning``. The non-leaf outputs' grads are released, as in ``Variable.backward``.
     """
     outputs = _check_sequence('outputs', outputs)
     grad_outputs = _check_lengths('grad_outputs', grad_outputs, outputs)
@@ -507,13 +592,17 @@ def backward(outputs: Iterable[Variable], grad_outputs: Optional[Sequence[Any]] 
     for y, gy in zip(outputs, grad_outputs):
         if gy is None:
             gy = y._grad_var if y._grad_var is not None else y._grad
-        if gy is None:
-            warnings.warn(f'backward: output {y.summary()} has no gradient and is skipped',
-                          RuntimeWarning, stacklevel=2)
+        if gy is None or any(y._node is node for node, _ in seeds):
+            warnings.warn(f'backward: output {y.summary()} has no gradient or is repeated, '
+                          'and is skipped', RuntimeWarning, stacklevel=2)
             continue
         seeds.append((y._node, gy))
     if not seeds:
         return
     stepper = BackwardStepper(seeds, leaves_get_grads=True,
                               enable_double_backprop=enable_double_backprop)
+    for y in outputs:
+        if y._node._creator_node is not None:  # as in Variable.backward: roots' grads released
+            stepper._remember(y)
+            y._grad = y._grad_var = None
     stepper.run()

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import numpy
 

@@ -22,16 +22,19 @@ import collections
 import threading
 from typing import Any
 
-_state = threading.local()
+class _HookState(threading.local):
+    """Each thread starts with its own empty hook table (read on every apply)."""
+
+    def __init__(self) -> None:
+        self.hooks: collections.OrderedDict = collections.OrderedDict()
+
+
+_state = _HookState()
 
 
 def get_function_hooks() -> collections.OrderedDict:
     """The thread-local ordered mapping ``name -> FunctionHook`` of global hooks."""
-    try:
-        return _state.hooks
-    except AttributeError:
-        hooks = _state.hooks = collections.OrderedDict()
-        return hooks
+    return _state.hooks
 
 
 class FunctionHook:

@@ -29,30 +29,34 @@ array(6.)
 from __future__ import annotations
 
 import weakref
-from typing import Any, Iterable, Optional
+from typing import Any
+from collections.abc import Iterable
 
 import numpy
 
 from autograd_lab import backend
+from autograd_lab import events as _events
 from autograd_lab.configuration import config
-from autograd_lab.function_hook import FunctionHook, get_function_hooks
-from autograd_lab.variable import Variable, _new_variable
+from autograd_lab.function_hook import FunctionHook
+from autograd_lab.function_hook import _state as _hook_state
+from autograd_lab.variable import Variable, VariableNode, _new_variable
 
 _ndarray = numpy.ndarray
 _generic = numpy.generic
 _ref = weakref.ref
+_new = object.__new__
 
 
 class FunctionNode:
     """Base class of differentiable operations (see the module docstring)."""
 
-    inputs: Optional[tuple] = None
-    outputs: Optional[tuple] = None
+    inputs: tuple | None = None
+    outputs: tuple | None = None
     rank = 0
-    _input_indexes_to_retain: Optional[tuple] = None
-    _output_indexes_to_retain: Optional[tuple] = None
-    _retained_output_data: Optional[tuple] = None
-    _local_function_hooks: Optional[dict] = None
+    _input_indexes_to_retain: tuple | None = None
+    _output_indexes_to_retain: tuple | None = None
+    _retained_output_data: tuple | None = None
+    _local_function_hooks: dict | None = None
     _uid = None
     #: set to the FunctionNode whose backward applied this node (None in plain forward).
     _applied_in_backward_of = None
@@ -76,10 +80,16 @@ class FunctionNode:
     # ---- forward ------------------------------------------------------------------
 
     def apply(self, inputs: Iterable[Any]) -> tuple:
-        """Run forward on ``inputs`` (Variables or arrays) and return a tuple of Variables."""
+        """Run forward on ``inputs`` (Variables or arrays) and return a tuple of Variables.
+
+        Nothing is linked into the graph until forward has succeeded, so a failing
+        call (bad types, an exception in forward or in a hook) changes nothing.
+        """
+        # This is the hot path of every operation: plain loops, locals, no helpers.
         in_vars = []
         in_data = []
         requires_grad = False
+        rank = 0
         for x in inputs:
             if isinstance(x, Variable):
                 d = x._data
@@ -88,6 +98,8 @@ class FunctionNode:
                                     '(it has no array yet)')
                 if x._requires_grad:
                     requires_grad = True
+                r = x._node.rank
+                rank = max(rank, r)
             elif backend.is_array(x):
                 d = x
                 x = Variable(x, requires_grad=False)
@@ -98,9 +110,8 @@ class FunctionNode:
             in_vars.append(x)
             in_data.append(d)
         in_data = tuple(in_data)
-        t0 = type(in_data[0]) if in_data else _ndarray
         for d in in_data:
-            if type(d) is not t0:
+            if type(d) is not _ndarray:
                 _check_same_device(self, in_data)
                 break
 
@@ -110,7 +121,7 @@ class FunctionNode:
                 from autograd_lab.utils.type_check import TypeInfoTuple  # noqa: PLC0415
                 self.check_type_forward(TypeInfoTuple(in_data))
 
-        hooks = get_function_hooks()
+        hooks = _hook_state.hooks
         if hooks or self._local_function_hooks:
             hooks = [*hooks.values(), *self.local_function_hooks.values()]
             for hook in hooks:
@@ -133,29 +144,36 @@ class FunctionNode:
 
         if not config.enable_backprop:
             self._input_indexes_to_retain = self._output_indexes_to_retain = None
-            return tuple([_new_variable(y, requires_grad) for y in outputs])
+            rets = tuple([_new_variable(y, requires_grad) for y in outputs])
+            if _events.active:
+                _events.function_applied(self, in_vars, rets, recorded=False)
+            return rets
 
-        rank = 0
-        in_nodes = []
-        for x in in_vars:
-            node = x._node
-            if node.rank > rank:
-                rank = node.rank
-            in_nodes.append(node)
         self.rank = rank
-        self.inputs = tuple(in_nodes)
+        self.inputs = tuple([x._node for x in in_vars])
         rets = []
-        out_nodes = []
-        for y in outputs:
-            var = _new_variable(y, requires_grad)
-            node = var._node
+        out_refs = []
+        out_rank = rank + 1
+        for y in outputs:  # _new_variable, inlined: this loop runs for every output
+            var = _new(Variable)
+            var._data = y
+            var._grad = var._grad_var = var._loss_scale = None
+            var._requires_grad = requires_grad
+            node = _new(VariableNode)
+            node._variable = _ref(var)
+            node.data = node.name = node._old_style_creator = node._uid = None
             node._creator_node = self
-            node.rank = rank + 1
+            node.rank = out_rank
+            node._requires_grad = requires_grad
+            node.shape = y.shape
+            node.dtype = y.dtype
+            var._node = node
             rets.append(var)
-            out_nodes.append(_ref(node))
-        self.outputs = tuple(out_nodes)
+            out_refs.append(_ref(node))
+        self.outputs = tuple(out_refs)
 
         if self._input_indexes_to_retain is not None:
+            in_nodes = self.inputs
             for i in self._input_indexes_to_retain:
                 in_nodes[i].data = in_data[i]
         if self._output_indexes_to_retain is not None:
@@ -164,7 +182,10 @@ class FunctionNode:
                 retained.append(outputs[i])
                 rets[i]._node.data = outputs[i]
             self._retained_output_data = tuple(retained)
-        return tuple(rets)
+        rets = tuple(rets)
+        if _events.active:
+            _events.function_applied(self, in_vars, rets, recorded=True)
+        return rets
 
     def _check_inputs(self, in_data: tuple) -> None:
         """Fast input checks of built-in nodes; raise InvalidType before any work is done."""
@@ -246,7 +267,7 @@ class FunctionNode:
         self.inputs = None
         self.outputs = None
 
-    def add_hook(self, hook: FunctionHook, name: Optional[str] = None) -> None:
+    def add_hook(self, hook: FunctionHook, name: str | None = None) -> None:
         """Register ``hook`` on this node only, under ``name`` (default ``hook.name``)."""
         if not isinstance(hook, FunctionHook):
             raise TypeError('Hook must be of type FunctionHook')
@@ -289,13 +310,17 @@ def _force_arrays(func: FunctionNode, outputs: tuple) -> tuple:
     return tuple(fixed)
 
 
-def unchain_backward(root: Any) -> None:
-    """Call ``unchain()`` on every function reachable backward from VariableNode ``root``."""
+def unchain_backward(root: Any) -> tuple[list, list]:
+    """Call ``unchain()`` on every function reachable backward from VariableNode ``root``.
+
+    Returns the functions unchained and the variable nodes that lost their creator.
+    """
     func = root.creator_node
     if func is None:
-        return
+        return [], []
     seen = {func}
     stack = [func]
+    funcs, cut = [], []
     while stack:
         func = stack.pop()
         for node in func.inputs or ():
@@ -303,4 +328,7 @@ def unchain_backward(root: Any) -> None:
             if creator is not None and creator not in seen:
                 seen.add(creator)
                 stack.append(creator)
+        cut.extend(n for n in (ref() for ref in func.outputs or ()) if n is not None)
+        funcs.append(func)
         func.unchain()
+    return funcs, cut

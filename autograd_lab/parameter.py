@@ -10,11 +10,12 @@ True
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import numpy
 
 from autograd_lab import backend, initializers
+from autograd_lab import events as _events
 from autograd_lab.variable import Variable, VariableNode
 
 
@@ -33,13 +34,16 @@ class Parameter(Variable):
     :meth:`cleargrad` (or ``Link.cleargrads()``) before the first backward.
     """
 
-    __slots__ = ('initializer', '_grad_initializer', '_initial_device', 'update_rule',
-                 '__dict__')
+    __slots__ = ('initializer', '_grad_initializer', '_grad_valid', '_initial_device',
+                 'update_rule', '__dict__')
 
     def __init__(self, initializer: Any = None, shape: Any = None,
-                 name: Optional[str] = None) -> None:
+                 name: str | None = None) -> None:
         self.update_rule = None
         self._initial_device = None
+        # Chainer's "grad valid" flag: reading grad of an uninitialized Parameter raises
+        # until grad is set, cleared, zeroed or the Parameter is initialized.
+        self._grad_valid = True
         if backend.is_array(initializer) and shape is None:
             super().__init__(initializer, name=name)
             self.initializer = initializer
@@ -54,6 +58,11 @@ class Parameter(Variable):
         super().__init__(None, name=name)
         if shape is not None:
             self.initialize(shape)
+            # Quirk Q12: only Parameters initialized later keep the NaN grad initializer;
+            # re-initializing one created with a shape gives grad None.
+            self._grad_initializer = None
+        else:
+            self._grad_valid = False
 
     @property
     def is_initialized(self) -> bool:
@@ -71,7 +80,7 @@ class Parameter(Variable):
 
     @property
     def grad(self) -> Any:
-        if self._data is None and self._grad_initializer is not None:
+        if not self._grad_valid:
             raise RuntimeError('Cannot retrieve Variable.grad. Either it must be set manually '
                                'or Variable.cleargrad() must be called beforehand.')
         return Variable.grad.fget(self)
@@ -79,6 +88,7 @@ class Parameter(Variable):
     @grad.setter
     def grad(self, g: Any) -> None:
         Variable.grad.fset(self, g)
+        self._grad_valid = True
 
     def initialize(self, shape: Any) -> None:
         """Allocate the data with the initializer (re-creating it if already allocated)."""
@@ -91,14 +101,20 @@ class Parameter(Variable):
         self._node._set_data_type(data)
         self._grad = grad
         self._grad_var = None
+        self._grad_valid = True
+        if _events.active:
+            _events.emit(_events.ParameterInitialized(var_id=_events.uid(self),
+                                                      shape=data.shape, dtype=str(data.dtype)))
 
     def cleargrad(self) -> None:
         super().cleargrad()
+        self._grad_valid = True
         if self._data is None:
             self._grad_initializer = None
 
     def zerograd(self) -> None:
         super().zerograd()
+        self._grad_valid = True
         if self._data is None:
             dtype = getattr(self.initializer, 'dtype', None)
             self._grad_initializer = initializers.Zero(dtype)

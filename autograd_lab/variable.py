@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from typing import Any, Optional
+from typing import Any
 
 import numpy
 
 from autograd_lab import backend
+from autograd_lab import events as _events
 from autograd_lab.backend import Device
 
 _new = object.__new__
@@ -72,7 +73,7 @@ class VariableNode:
     __slots__ = ('_variable', '_creator_node', 'data', 'name', 'rank', '_requires_grad',
                  'shape', 'dtype', '_old_style_creator', '_uid', '__weakref__')
 
-    def __init__(self, variable: Variable, name: Optional[str], **kwargs: Any) -> None:
+    def __init__(self, variable: Variable, name: str | None, **kwargs: Any) -> None:
         if kwargs:
             raise TypeError(f"got unexpected keyword argument(s) {', '.join(map(repr, kwargs))}")
         self._variable = weakref.ref(variable)
@@ -161,7 +162,7 @@ class VariableNode:
         var._requires_grad = self._requires_grad
         return var
 
-    def get_variable_or_none(self) -> Optional[Variable]:
+    def get_variable_or_none(self) -> Variable | None:
         """The live Variable, or None when it has been garbage-collected."""
         return self._variable()
 
@@ -200,7 +201,7 @@ class Variable:
     >>> Variable([1, 2])
     Traceback (most recent call last):
     ...
-    TypeError: Variable data must be an ndarray or None: <class 'numpy.ndarray'> or a GPU array are expected. Actual: <class 'list'>
+    TypeError: Variable data must be an ndarray or None: ... Actual: <class 'list'>
     """
 
     __slots__ = ('_data', '_node', '_grad', '_grad_var', '_requires_grad', '_loss_scale',
@@ -230,6 +231,8 @@ class Variable:
         self._requires_grad = requires_grad
         self._loss_scale = None
         self._node = VariableNode(self, name)
+        if _events.active:
+            _events.variable_created(self)
 
     # ---- the array and its gradient -------------------------------------------------
 
@@ -242,6 +245,9 @@ class Variable:
     def array(self, d: Any) -> None:
         self._data = d
         self._node._set_data_type(d)
+        if _events.active:
+            _events.emit(_events.DataChanged(var_id=_events.uid(self), how='replaced',
+                                             data=_events.snapshot(d)))
 
     data = array
 
@@ -256,9 +262,11 @@ class Variable:
         _check_grad(g, self._data)
         self._grad = g
         self._grad_var = None
+        if _events.active:
+            _events.grad_changed(_events.GradSet, self)
 
     @property
-    def grad_var(self) -> Optional[Variable]:
+    def grad_var(self) -> Variable | None:
         """The gradient as a Variable (cached), with a creator after double backprop."""
         gv = self._grad_var
         if gv is None and self._grad is not None:
@@ -267,7 +275,7 @@ class Variable:
         return gv
 
     @grad_var.setter
-    def grad_var(self, g: Optional[Variable]) -> None:
+    def grad_var(self, g: Variable | None) -> None:
         if g is not None:
             if not isinstance(g, Variable):
                 raise AttributeError(f'grad_var must be a Variable or None, not '
@@ -275,6 +283,8 @@ class Variable:
             _check_grad(g._data, self._data)
         self._grad = None
         self._grad_var = g
+        if _events.active:
+            _events.grad_changed(_events.GradSet, self)
 
     def _set_grad_unchecked(self, g: Any) -> None:
         """Store a gradient (an array or a Variable) the engine has already checked."""
@@ -284,7 +294,7 @@ class Variable:
             self._grad_var, self._grad = None, g
 
     def backward(self, retain_grad: bool = False, enable_double_backprop: bool = False,
-                 loss_scale: Optional[float] = None) -> None:
+                 loss_scale: float | None = None) -> None:
         """Compute gradients of this variable w.r.t. every variable of its graph.
 
         A one-element variable is seeded with 1 (times ``loss_scale``); any other
@@ -340,11 +350,11 @@ class Variable:
         return self._node.rank
 
     @property
-    def name(self) -> Optional[str]:
+    def name(self) -> str | None:
         return self._node.name
 
     @name.setter
-    def name(self, n: Optional[str]) -> None:
+    def name(self, n: str | None) -> None:
         self._node.name = n
 
     @property
@@ -362,7 +372,12 @@ class Variable:
 
     def unchain(self) -> None:
         """Cut the link to the creator: this variable becomes a leaf of later backward passes."""
+        had_creator = self._node._creator_node is not None
         self._node.unchain()
+        if _events.active:
+            ident = _events.uid(self)
+            _events.emit(_events.Unchained(root_id=ident, backward=False,
+                                           var_ids=(ident,) if had_creator else ()))
 
     def unchain_backward(self) -> None:
         """Unchain every function reachable backward from this variable.
@@ -371,7 +386,11 @@ class Variable:
         branches that share those outputs are cut as well.  Ranks are kept.
         """
         from autograd_lab.function_node import unchain_backward  # noqa: PLC0415 - cycle
-        unchain_backward(self._node)
+        funcs, nodes = unchain_backward(self._node)
+        if _events.active:
+            _events.emit(_events.Unchained(root_id=_events.uid(self), backward=True,
+                                           var_ids=tuple(_events.uid(n) for n in nodes),
+                                           func_ids=tuple(_events.uid(f) for f in funcs)))
 
     # ---- shape information -------------------------------------------------------
 
@@ -420,6 +439,8 @@ class Variable:
         """Drop the gradient (``grad`` becomes None)."""
         self._grad = None
         self._grad_var = None
+        if _events.active:
+            _events.grad_changed(_events.GradCleared, self)
 
     def zerograd(self) -> None:
         """Fill the gradient with zeros in place (deprecated: use :meth:`cleargrad`)."""
@@ -435,6 +456,8 @@ class Variable:
             self._grad = backend.get_array_module(self._data).zeros_like(self._data)
         else:
             self._grad.fill(0)
+        if _events.active:
+            _events.grad_changed(_events.GradZeroed, self)
 
     def addgrad(self, var: Variable) -> None:
         """Add ``var``'s gradient to this variable's (a new graph node, not in place)."""
@@ -452,6 +475,8 @@ class Variable:
             self._set_grad_unchecked(src_var)
         else:
             self._set_grad_unchecked(src_var + dst_var)
+        if _events.active:
+            _events.grad_changed(_events.GradAdded, self)
 
     def copydata(self, var: Variable) -> None:
         """Copy ``var``'s array into this one in place (NumPy casting and broadcasting)."""
@@ -465,6 +490,9 @@ class Variable:
             self.initialize(var.shape)  # type: ignore[attr-defined]
             dst = self._data
         backend.copyto(dst, src)
+        if _events.active:
+            _events.emit(_events.DataChanged(var_id=_events.uid(self), how='copied',
+                                             data=_events.snapshot(dst)))
 
     # ---- devices ----------------------------------------------------------------
 
@@ -482,15 +510,19 @@ class Variable:
         self._move(backend.get_device(0 if device is None else device))
 
     def _move(self, dev: Device) -> None:
-        data = dev.send(self._data)
-        grad = dev.send(self.grad)
-        self._data = data
-        if self._grad_var is not None and self._grad_var._data is not grad:
-            self._grad_var._data = grad
-        elif self._grad_var is None:
-            self._grad = grad
-        if self._node.data is not None:
-            self._node.data = data
+        source = self._data
+        self._data = dev.send(source)
+        gv = self._grad_var
+        if gv is not None:
+            gv._data = dev.send(gv._data)
+        else:
+            self._grad = dev.send(self._grad)
+        if self._node.data is not None:  # a retained copy must follow, or backward mixes devices
+            self._node.data = self._data
+        if _events.active:
+            _events.emit(_events.DeviceMoved(
+                var_id=_events.uid(self), source=str(backend.get_device_from_array(source)),
+                destination=str(dev)))
 
     def to_intel64(self) -> None:
         raise RuntimeError('iDeep (to_intel64) is not available in autograd_lab')

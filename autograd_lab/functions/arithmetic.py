@@ -163,7 +163,7 @@ class PowVarVar(_Binary):
 class MultiAdd(FunctionNode):
     """Sum of three or more Variables (``F.add(a, b, c, ...)``)."""
 
-    label = '_ + _ + ...'
+    label = 'MultiAdd'  # Chainer 7.8.1's label (spec section 20)
 
     def _check_inputs(self, xs: tuple) -> None:
         expect_same_dtype(self.label, xs)
@@ -350,11 +350,9 @@ class Floor(FunctionNode):
 
     label = 'floor'
 
-    def _check_inputs(self, xs: tuple) -> None:
-        expect_float(self.label, xs)
-
     def forward(self, xs: tuple) -> tuple:
-        return backend.get_array_module(xs[0]).floor(xs[0]),
+        # No float check and the dtype is kept, as in Chainer: int `x // 2` works (quirk Q7).
+        return backend.get_array_module(xs[0]).floor(xs[0]).astype(xs[0].dtype, copy=False),
 
 
 # ---- functional forms ------------------------------------------------------------------
@@ -380,7 +378,7 @@ def div(x0: Any, x1: Any) -> Variable:
     return Div().apply((x0, x1))[0]
 
 
-def pow(x0: Any, x1: Any) -> Variable:  # noqa: A001 - Chainer's name
+def pow(x0: Any, x1: Any) -> Variable:
     return PowVarVar().apply((x0, x1))[0]
 
 

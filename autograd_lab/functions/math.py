@@ -11,14 +11,19 @@ array([1.        , 2.71828183])
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import warnings
+from typing import Any
 
 import numpy
 
 from autograd_lab import backend
 from autograd_lab.function_node import FunctionNode
 from autograd_lab.functions._util import sum_to_array
-from autograd_lab.utils.type_check import expect, expect_float, expect_same_dtype
+from autograd_lab.functions.array import broadcast_to, get_item, reshape, sum_to, transpose
+from autograd_lab.utils import force_array
+from autograd_lab.utils.type_check import (
+    expect, expect_broadcastable, expect_float, expect_same_dtype,
+)
 from autograd_lab.variable import Variable
 
 
@@ -104,8 +109,8 @@ class Tanh(_FloatUnary):
 
 def _tanh_grad(y: Any, gy: Any) -> Any:
     # gy * (1 - y²), written to allocate a single temporary.
-    g = y * y
-    xp = backend.get_array_module(g)
+    xp = backend.get_array_module(y)
+    g = xp.multiply(y, y, out=xp.empty_like(y))  # an array even when y is 0-dim; y's device
     xp.subtract(y.dtype.type(1), g, out=g)
     g *= gy
     return g
@@ -208,18 +213,19 @@ def square(x: Any) -> Variable:
 # ---- reductions ------------------------------------------------------------------------------
 
 
-def _normalize_axis(axis: Any, ndim: int, label: str) -> Optional[tuple]:
+def _normalize_axis(axis: Any, ndim: int, label: str) -> tuple | None:
     if axis is None:
         return None
     axes = (axis,) if isinstance(axis, (int, numpy.integer)) else tuple(axis)
     for a in axes:
         expect(label, -ndim <= a < ndim, f'-{ndim} <= axis < {ndim}', f'axis {a}')
     axes = tuple(sorted(a % ndim for a in axes))
-    expect(label, len(set(axes)) == len(axes), 'axes are unique', f'{axis}')
+    if len(set(axes)) != len(axes):  # ValueError, as Chainer
+        raise ValueError(f'duplicate value in axis: {axis}')
     return axes
 
 
-def _keepdims_shape(in_shape: tuple, axes: Optional[tuple]) -> tuple:
+def _keepdims_shape(in_shape: tuple, axes: tuple | None) -> tuple:
     if axes is None:
         return (1,) * len(in_shape)
     return tuple(1 if i in axes else n for i, n in enumerate(in_shape))
@@ -228,7 +234,7 @@ def _keepdims_shape(in_shape: tuple, axes: Optional[tuple]) -> tuple:
 class Sum(FunctionNode):
     label = 'Sum'
 
-    def __init__(self, axis: Optional[tuple] = None, keepdims: bool = False) -> None:
+    def __init__(self, axis: tuple | None = None, keepdims: bool = False) -> None:
         self.axis = axis
         self.keepdims = keepdims
 
@@ -241,7 +247,9 @@ class Sum(FunctionNode):
     def backward(self, indexes: tuple, gys: tuple) -> tuple:
         from autograd_lab.functions.array import broadcast_to, reshape  # noqa: PLC0415
         shape = self.inputs[0].shape
-        gy = reshape(gys[0], _keepdims_shape(shape, self.axis))
+        gy = gys[0]
+        if self.axis is not None and not self.keepdims:  # as Chainer: no Reshape node else
+            gy = reshape(gy, _keepdims_shape(shape, self.axis))
         return broadcast_to(gy, shape),
 
     def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
@@ -250,7 +258,7 @@ class Sum(FunctionNode):
         return backend.get_array_module(gy).broadcast_to(gy, shape),
 
 
-def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: A001
+def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
     """Sum over ``axis`` (all axes when None); negative axes count from the end."""
     from autograd_lab.variable import as_variable  # noqa: PLC0415
     x = as_variable(x)
@@ -260,7 +268,7 @@ def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: 
 class Mean(FunctionNode):
     label = 'Mean'
 
-    def __init__(self, axis: Optional[tuple], keepdims: bool) -> None:
+    def __init__(self, axis: tuple | None, keepdims: bool) -> None:
         self.axis = axis
         self.keepdims = keepdims
 
@@ -393,3 +401,827 @@ def matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variab
     (2,)
     """
     return MatMul(transa, transb).apply((a, b))[0]
+
+
+# ---- more elementwise functions ---------------------------------------------------------------
+#
+# Each backward is written twice, once with differentiable functions on Variables and once on
+# raw arrays, performing the very same array operations in the same order (constants cast to
+# the array's dtype), so that both paths give bitwise identical gradients.
+
+_LN2 = float(numpy.log(2.0))
+_LN10 = float(numpy.log(10.0))
+
+
+class Log1p(_FloatUnary):
+    label = 'log1p'
+
+    def forward(self, xs: tuple) -> tuple:
+        self.retain_inputs((0,))
+        return backend.get_array_module(xs[0]).log1p(xs[0]),
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        x, = self.get_retained_inputs()
+        return gys[0] / (x + 1.0),
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        x = self.inputs[0].data
+        return gys[0] / (x + x.dtype.type(1)),
+
+
+class Expm1(_FloatUnary):
+    label = 'expm1'
+
+    def forward(self, xs: tuple) -> tuple:
+        self.retain_outputs((0,))
+        return backend.get_array_module(xs[0]).expm1(xs[0]),
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        y, = self.get_retained_outputs()
+        return (y + 1.0) * gys[0],
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        y = self._retained_output_data[0]
+        return (y + y.dtype.type(1)) * gys[0],
+
+
+class _LogBase(_FloatUnary):
+    """``log_b(x)``; the derivative is ``1 / (x ln b)``."""
+
+    _ufunc = ''
+    _ln_base = 1.0
+
+    def forward(self, xs: tuple) -> tuple:
+        self.retain_inputs((0,))
+        return getattr(backend.get_array_module(xs[0]), self._ufunc)(xs[0]),
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        x, = self.get_retained_inputs()
+        return gys[0] / (x * self._ln_base),
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        x = self.inputs[0].data
+        return gys[0] / (x * x.dtype.type(self._ln_base)),
+
+
+class Log2(_LogBase):
+    label = 'log2'
+    _ufunc = 'log2'
+    _ln_base = _LN2
+
+
+class Log10(_LogBase):
+    label = 'log10'
+    _ufunc = 'log10'
+    _ln_base = _LN10
+
+
+class Tan(_FloatUnary):
+    label = 'tan'
+
+    def forward(self, xs: tuple) -> tuple:
+        self.retain_inputs((0,))
+        return backend.get_array_module(xs[0]).tan(xs[0]),
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        x, = self.get_retained_inputs()
+        return gys[0] / square(cos(x)),
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        x = self.inputs[0].data
+        xp = backend.get_array_module(x)
+        return gys[0] / xp.square(xp.cos(x)),
+
+
+class Arcsin(_FloatUnary):
+    label = 'arcsin'
+
+    def forward(self, xs: tuple) -> tuple:
+        self.retain_inputs((0,))
+        return backend.get_array_module(xs[0]).arcsin(xs[0]),
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        x, = self.get_retained_inputs()
+        return gys[0] / sqrt(1.0 - square(x)),
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        x = self.inputs[0].data
+        xp = backend.get_array_module(x)
+        return gys[0] / xp.sqrt(x.dtype.type(1) - xp.square(x)),
+
+
+class Arccos(_FloatUnary):
+    label = 'arccos'
+
+    def forward(self, xs: tuple) -> tuple:
+        self.retain_inputs((0,))
+        return backend.get_array_module(xs[0]).arccos(xs[0]),
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        x, = self.get_retained_inputs()
+        return -gys[0] / sqrt(1.0 - square(x)),
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        x = self.inputs[0].data
+        xp = backend.get_array_module(x)
+        return -gys[0] / xp.sqrt(x.dtype.type(1) - xp.square(x)),
+
+
+class Arctan(_FloatUnary):
+    label = 'arctan'
+
+    def forward(self, xs: tuple) -> tuple:
+        self.retain_inputs((0,))
+        return backend.get_array_module(xs[0]).arctan(xs[0]),
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        x, = self.get_retained_inputs()
+        return gys[0] / (square(x) + 1.0),
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        x = self.inputs[0].data
+        xp = backend.get_array_module(x)
+        return gys[0] / (xp.square(x) + x.dtype.type(1)),
+
+
+class Sinh(_FloatUnary):
+    label = 'sinh'
+
+    def forward(self, xs: tuple) -> tuple:
+        self.retain_inputs((0,))
+        return backend.get_array_module(xs[0]).sinh(xs[0]),
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        x, = self.get_retained_inputs()
+        return gys[0] * cosh(x),
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        x = self.inputs[0].data
+        return gys[0] * backend.get_array_module(x).cosh(x),
+
+
+class Cosh(_FloatUnary):
+    label = 'cosh'
+
+    def forward(self, xs: tuple) -> tuple:
+        self.retain_inputs((0,))
+        return backend.get_array_module(xs[0]).cosh(xs[0]),
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        x, = self.get_retained_inputs()
+        return gys[0] * sinh(x),
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        x = self.inputs[0].data
+        return gys[0] * backend.get_array_module(x).sinh(x),
+
+
+def log1p(x: Any) -> Variable:
+    """Elementwise ``log(1 + x)``, accurate for small ``x``.
+
+    >>> import numpy as np
+    >>> log1p(np.array([0.0, 1e-10])).array
+    array([0.e+00, 1.e-10])
+    """
+    return Log1p().apply((x,))[0]
+
+
+def expm1(x: Any) -> Variable:
+    """Elementwise ``exp(x) - 1``, accurate for small ``x``.
+
+    >>> import numpy as np
+    >>> expm1(np.array([0.0, 1e-10])).array
+    array([0.e+00, 1.e-10])
+    """
+    return Expm1().apply((x,))[0]
+
+
+def log2(x: Any) -> Variable:
+    """Elementwise base-2 logarithm.
+
+    >>> import numpy as np
+    >>> log2(np.array([1.0, 8.0])).array
+    array([0., 3.])
+    """
+    return Log2().apply((x,))[0]
+
+
+def log10(x: Any) -> Variable:
+    """Elementwise base-10 logarithm.
+
+    >>> import numpy as np
+    >>> log10(np.array([1.0, 1000.0])).array
+    array([0., 3.])
+    """
+    return Log10().apply((x,))[0]
+
+
+def tan(x: Any) -> Variable:
+    """Elementwise tangent.
+
+    >>> import numpy as np
+    >>> tan(np.array([0.0])).array
+    array([0.])
+    """
+    return Tan().apply((x,))[0]
+
+
+def arcsin(x: Any) -> Variable:
+    """Elementwise inverse sine (gradient ``1 / sqrt(1 - x**2)``).
+
+    >>> import numpy as np
+    >>> arcsin(np.array([0.0, 1.0])).array
+    array([0.        , 1.57079633])
+    """
+    return Arcsin().apply((x,))[0]
+
+
+def arccos(x: Any) -> Variable:
+    """Elementwise inverse cosine (gradient ``-1 / sqrt(1 - x**2)``).
+
+    >>> import numpy as np
+    >>> arccos(np.array([1.0, 0.0])).array
+    array([0.        , 1.57079633])
+    """
+    return Arccos().apply((x,))[0]
+
+
+def arctan(x: Any) -> Variable:
+    """Elementwise inverse tangent (gradient ``1 / (1 + x**2)``).
+
+    >>> import numpy as np
+    >>> arctan(np.array([0.0, 1.0])).array
+    array([0.        , 0.78539816])
+    """
+    return Arctan().apply((x,))[0]
+
+
+def sinh(x: Any) -> Variable:
+    """Elementwise hyperbolic sine.
+
+    >>> import numpy as np
+    >>> sinh(np.array([0.0])).array
+    array([0.])
+    """
+    return Sinh().apply((x,))[0]
+
+
+def cosh(x: Any) -> Variable:
+    """Elementwise hyperbolic cosine.
+
+    >>> import numpy as np
+    >>> cosh(np.array([0.0])).array
+    array([1.])
+    """
+    return Cosh().apply((x,))[0]
+
+
+def rsqrt(x: Any) -> Variable:
+    """Elementwise ``1 / sqrt(x)``; as in Chainer it is ``1.0 / sqrt(x)`` (two nodes).
+
+    >>> import numpy as np
+    >>> y = rsqrt(np.array([4.0, 0.25]))
+    >>> y.array, y.creator.label
+    (array([0.5, 2. ]), '1.0 / _')
+    """
+    return 1.0 / sqrt(x)
+
+
+def sign(x: Any) -> Variable:
+    """Elementwise sign (-1, 0 or 1) in ``x``'s dtype; not differentiable.
+
+    As in Chainer the result is a new leaf Variable with ``requires_grad=False``
+    (no node is recorded), and integer inputs are accepted.
+
+    >>> import numpy as np, autograd_lab as chainer
+    >>> y = sign(chainer.Variable(np.array([-2.0, 0.0, 3.0], np.float32)))
+    >>> y.array, y.creator, y.requires_grad
+    (array([-1.,  0.,  1.], dtype=float32), None, False)
+    """
+    if isinstance(x, Variable):
+        x = x.array
+    if not backend.is_array(x):
+        raise TypeError(f'sign expects a Variable or an ndarray, got {type(x).__name__}')
+    return Variable(force_array(backend.get_array_module(x).sign(x)), requires_grad=False)
+
+
+# ---- gradients that keep only some positions ---------------------------------------------------
+
+
+def _masked(g: Any, mask: Any) -> Any:
+    """``g`` where ``mask`` holds, 0 elsewhere (as a product, like Chainer)."""
+    return g * mask
+
+
+class _MaskGrad(FunctionNode):
+    """``gy * mask`` for a constant boolean ``mask``: a linear map, so its gradient is itself."""
+
+    def __init__(self, mask: Any) -> None:
+        self.mask = mask
+
+    def forward(self, inputs: tuple) -> tuple:
+        return _masked(inputs[0], self.mask),
+
+    def backward(self, indexes: tuple, ggs: tuple) -> tuple:
+        return type(self)(self.mask).apply(ggs)
+
+    def backward_arrays(self, indexes: tuple, ggs: tuple) -> tuple:
+        return _masked(ggs[0], self.mask),
+
+
+class ClipGrad(_MaskGrad):
+    label = 'ClipGrad'
+
+
+class MaximumGrad(_MaskGrad):
+    label = 'MaximumGrad'
+
+
+class SelectorGrad(_MaskGrad):
+    label = 'SelectorGrad'
+
+
+class Clip(FunctionNode):
+    """Limit the values to ``[x_min, x_max]``; the gradient passes where
+    ``x_min <= x <= x_max`` (bounds included), as in Chainer."""
+
+    label = 'Clip'
+
+    def __init__(self, x_min: Any, x_max: Any) -> None:
+        if x_min is None and x_max is None:
+            raise ValueError('must set either max or min')
+        if x_min is not None and x_max is not None and x_min >= x_max:
+            raise ValueError('x_min must be less than x_max.')
+        self.x_min = x_min
+        self.x_max = x_max
+
+    def _check_inputs(self, xs: tuple) -> None:
+        expect_float(self.label, xs)
+
+    def _bounds(self, x: Any) -> tuple:
+        t = x.dtype.type
+        return (None if self.x_min is None else t(self.x_min),
+                None if self.x_max is None else t(self.x_max))
+
+    def forward(self, xs: tuple) -> tuple:
+        self.retain_inputs((0,))
+        x, = xs
+        lo, hi = self._bounds(x)
+        return backend.get_array_module(x).clip(x, lo, hi),
+
+    def _mask(self) -> Any:
+        x = self.inputs[0].data
+        lo, hi = self._bounds(x)
+        if lo is None:
+            return x <= hi
+        if hi is None:
+            return x >= lo
+        return (x >= lo) & (x <= hi)
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        return ClipGrad(self._mask()).apply(gys)
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        return _masked(gys[0], self._mask()),
+
+
+def clip(x: Any, x_min: Any, x_max: Any) -> Variable:
+    """Clip ``x`` to ``[x_min, x_max]`` (one bound may be None); float inputs only.
+
+    >>> import numpy as np
+    >>> clip(np.array([-2.0, 0.5, 3.0]), -1.0, 1.0).array
+    array([-1. ,  0.5,  1. ])
+    """
+    return Clip(x_min, x_max).apply((x,))[0]
+
+
+class Maximum(FunctionNode):
+    """Elementwise maximum of two float arrays (broadcasting); ties send the gradient to x1."""
+
+    label = 'Maximum'
+
+    def _check_inputs(self, xs: tuple) -> None:
+        expect(self.label, xs[0].dtype.kind == 'f', 'x1.dtype.kind == f',
+               f'{xs[0].dtype.kind} != f')
+        expect_same_dtype(self.label, xs)
+        if xs[0].shape != xs[1].shape:
+            expect_broadcastable(self.label, xs)
+
+    def _compute(self, xp: Any, x1: Any, x2: Any) -> Any:
+        return xp.maximum(x1, x2)
+
+    def _first_wins(self, x1: Any, x2: Any) -> Any:
+        return x1 >= x2
+
+    def forward(self, xs: tuple) -> tuple:
+        self.retain_inputs((0, 1))
+        return self._compute(backend.get_array_module(xs[0]), xs[0], xs[1]),
+
+    def _masks(self, indexes: tuple) -> list:
+        first = self._first_wins(self.inputs[0].data, self.inputs[1].data)
+        return [first if i == 0 else ~first for i in indexes]
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        return tuple(sum_to(MaximumGrad(m).apply(gys)[0], self.inputs[i].shape)
+                     for i, m in zip(indexes, self._masks(indexes)))
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        return tuple(sum_to_array(_masked(gys[0], m), self.inputs[i].shape)
+                     for i, m in zip(indexes, self._masks(indexes)))
+
+
+class Minimum(Maximum):
+    """Elementwise minimum of two float arrays (broadcasting); ties send the gradient to x1."""
+
+    label = 'Minimum'
+
+    def _compute(self, xp: Any, x1: Any, x2: Any) -> Any:
+        return xp.minimum(x1, x2)
+
+    def _first_wins(self, x1: Any, x2: Any) -> Any:
+        return x1 <= x2
+
+
+def maximum(x1: Any, x2: Any) -> Variable:
+    """Elementwise maximum; same float dtype, broadcastable shapes.
+
+    >>> import numpy as np
+    >>> maximum(np.array([1.0, 5.0]), np.array([3.0, 2.0])).array
+    array([3., 5.])
+    """
+    return Maximum().apply((x1, x2))[0]
+
+
+def minimum(x1: Any, x2: Any) -> Variable:
+    """Elementwise minimum; same float dtype, broadcastable shapes.
+
+    >>> import numpy as np
+    >>> minimum(np.array([1.0, 5.0]), np.array([3.0, 2.0])).array
+    array([1., 2.])
+    """
+    return Minimum().apply((x1, x2))[0]
+
+
+# ---- batch_matmul -------------------------------------------------------------------------------
+
+
+def _as_batch_shape(shape: tuple) -> tuple:
+    """BatchMatMul sees a 2-D ``(B, n)`` operand as a batch of column vectors ``(B, n, 1)``."""
+    return shape + (1,) if len(shape) == 2 else shape
+
+
+class BatchMatMul(FunctionNode):
+    """Chainer's deprecated batched product: float32 operands of 2 or 3 dimensions."""
+
+    label = 'BatchMatMul'
+
+    def __init__(self, transa: bool = False, transb: bool = False) -> None:
+        self.transa = transa
+        self.transb = transb
+
+    def _check_inputs(self, xs: tuple) -> None:
+        for name, x in zip('ab', xs):
+            expect(self.label, x.dtype == numpy.float32, f'{name}.dtype == float32',
+                   f'{x.dtype} != float32')
+            expect(self.label, x.ndim >= 2, f'{name}.ndim >= 2', f'{x.ndim} < 2')
+            expect(self.label, x.ndim <= 3, f'{name}.ndim <= 3', f'{x.ndim} > 3')
+        a, b = (_as_batch_shape(x.shape) for x in xs)
+        ka = a[1] if self.transa else a[2]
+        kb = b[2] if self.transb else b[1]
+        expect(self.label, ka == kb, 'a.shape[2] == b.shape[1] (after transa/transb)',
+               f'{ka} != {kb}')
+        expect(self.label, a[0] == b[0] or 1 in (a[0], b[0]), 'a.shape[0] == b.shape[0]',
+               f'{a[0]} != {b[0]}')
+
+    def forward(self, xs: tuple) -> tuple:
+        self.retain_inputs((0, 1))
+        a, b = (x.reshape(_as_batch_shape(x.shape)) for x in xs)
+        if self.transa:
+            a = _swap_last(a)
+        if self.transb:
+            b = _swap_last(b)
+        return backend.get_array_module(a).matmul(a, b),
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        a, b = self.get_retained_inputs()
+        a3 = reshape(a, _as_batch_shape(a.shape))
+        b3 = reshape(b, _as_batch_shape(b.shape))
+        gs = _matmul_grads(self, indexes, a3, b3, gys[0], matmul, reshape, sum_to)
+        return tuple(reshape(g, self.inputs[i].shape) for g, i in zip(gs, indexes))
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        a, b = self.inputs[0].data, self.inputs[1].data
+        xp = backend.get_array_module(a)
+
+        def mm(p: Any, q: Any, transa: bool = False, transb: bool = False) -> Any:
+            return xp.matmul(_swap_last(p) if transa else p, _swap_last(q) if transb else q)
+
+        a3 = a.reshape(_as_batch_shape(a.shape))
+        b3 = b.reshape(_as_batch_shape(b.shape))
+        gs = _matmul_grads(self, indexes, a3, b3, gys[0], mm, lambda v, s: v.reshape(s),
+                           sum_to_array)
+        return tuple(g.reshape(self.inputs[i].shape) for g, i in zip(gs, indexes))
+
+
+def batch_matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variable:
+    """Batched matrix product of float32 arrays (deprecated in Chainer: use :func:`matmul`).
+
+    ``a`` and ``b`` are ``(B, m, k)`` and ``(B, k, n)``; a 2-D operand ``(B, n)`` is a
+    batch of column vectors ``(B, n, 1)``.  Emits a ``DeprecationWarning``.
+
+    >>> import numpy as np, warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter('ignore', DeprecationWarning)
+    ...     y = batch_matmul(np.ones((2, 3, 4), np.float32), np.ones((2, 4, 5), np.float32))
+    >>> y.shape, y.creator.label
+    ((2, 3, 5), 'BatchMatMul')
+    """
+    warnings.warn('batch_matmul is deprecated. Use matmul instead.', DeprecationWarning,
+                  stacklevel=2)
+    return BatchMatMul(transa, transb).apply((a, b))[0]
+
+
+# ---- reductions along axes: prod, logsumexp, max, min ---------------------------------------
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, numpy.integer)) and not isinstance(value, (bool, numpy.bool_))
+
+
+def _axis_tuple(axis: Any) -> tuple | None:
+    """Chainer's axis argument of reductions: None, an int or a tuple of distinct ints."""
+    if axis is None:
+        return None
+    if _is_int(axis):
+        return (int(axis),)
+    if isinstance(axis, tuple) and all(_is_int(a) for a in axis):
+        if len(set(axis)) != len(axis):
+            raise ValueError(f"duplicate value in axis: ({', '.join(map(str, axis))})")
+        return tuple(int(a) for a in axis)
+    raise TypeError('None, int or tuple of int are required')
+
+
+def _check_axes(label: str, axes: tuple | None, ndim: int) -> None:
+    for a in axes or ():
+        expect(label, -ndim <= a < ndim, f'x.ndim > {a if a >= 0 else -a - 1}',
+               f'{ndim} <= {a if a >= 0 else -a - 1}')
+
+
+class _AxisReduction(FunctionNode):
+    """A float reduction over ``axis`` (None: all axes)."""
+
+    def __init__(self, axis: Any = None, keepdims: bool = False) -> None:
+        self.axis = _axis_tuple(axis)
+        self.keepdims = keepdims
+
+    def _check_inputs(self, xs: tuple) -> None:
+        expect_float(self.label, xs)
+        _check_axes(self.label, self.axis, xs[0].ndim)
+
+    def _axes(self, ndim: int) -> tuple | None:
+        """The reduced axes, sorted and non-negative (None for all)."""
+        return None if self.axis is None else tuple(sorted(a % ndim for a in self.axis))
+
+    def _kept_shape(self) -> tuple:
+        """The input shape with reduced axes set to 1 (the ``keepdims`` output shape)."""
+        shape = self.inputs[0].shape
+        return _keepdims_shape(shape, self._axes(len(shape)))
+
+
+class Prod(_AxisReduction):
+    """Product over axes.  The gradient of each element is the product of all the *others*,
+    computed with exclusive cumulative products, so zeros in ``x`` are handled exactly."""
+
+    label = 'Prod'
+
+    def forward(self, xs: tuple) -> tuple:
+        self.retain_inputs((0,))
+        x, = xs
+        return x.prod(axis=self._axes(x.ndim), keepdims=self.keepdims),
+
+    def _layout(self) -> tuple:
+        """(permutation bringing the reduced axes first, its inverse, n, rest shape)."""
+        shape = self.inputs[0].shape
+        ndim = len(shape)
+        axes = self._axes(ndim)
+        axes = tuple(range(ndim)) if axes is None else axes
+        rest = tuple(i for i in range(ndim) if i not in axes)
+        perm = axes + rest
+        n = 1
+        for a in axes:
+            n *= shape[a]
+        inverse = tuple(int(i) for i in numpy.argsort(perm))
+        return perm, inverse, n, tuple(shape[i] for i in rest)
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        from autograd_lab.functions.array import concat  # noqa: PLC0415 - cycle
+        x, = self.get_retained_inputs()
+        perm, inverse, n, rest = self._layout()
+        xp = backend.get_array_module(x.array)
+        if n == 0:
+            return Variable(xp.zeros_like(x.array)),
+        xt = reshape(transpose(x, perm), (n,) + rest)
+        ones = xp.ones_like(x.array, shape=(1,) + rest)
+        rows = [get_item(xt, slice(k, k + 1)) for k in range(n)]
+        left, right = [ones], [ones]
+        for k in range(1, n):
+            left.append(rows[0] if k == 1 else left[-1] * rows[k - 1])
+            right.append(rows[n - 1] if k == 1 else right[-1] * rows[n - k])
+        others = concat(left, axis=0) * concat(right[::-1], axis=0)
+        gy = broadcast_to(reshape(gys[0], rest), (n,) + rest)
+        gx = reshape(gy * others, tuple(x.shape[i] for i in perm))
+        return transpose(gx, inverse),
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        x = self.inputs[0].data
+        perm, inverse, n, rest = self._layout()
+        xp = backend.get_array_module(x)
+        if n == 0:
+            return xp.zeros_like(x),
+        xt = x.transpose(perm).reshape((n,) + rest)
+        ones = xp.ones_like(x, shape=(1,) + rest)
+        # Exclusive products from the left and from the right, one multiplication per
+        # step in the same order as the Variable path (a cumulative product is exactly that).
+        if xp is numpy:
+            left = xp.concatenate([ones, xp.cumprod(xt[:-1], axis=0)], axis=0)
+            right = xp.concatenate([xp.cumprod(xt[:0:-1], axis=0)[::-1], ones], axis=0)
+        else:
+            rows = [xt[k:k + 1] for k in range(n)]
+            lefts, rights = [ones], [ones]
+            for k in range(1, n):
+                lefts.append(rows[0] if k == 1 else lefts[-1] * rows[k - 1])
+                rights.append(rows[n - 1] if k == 1 else rights[-1] * rows[n - k])
+            left = xp.concatenate(lefts, axis=0)
+            right = xp.concatenate(rights[::-1], axis=0)
+        others = left * right
+        gy = xp.broadcast_to(gys[0].reshape(rest), (n,) + rest)
+        gx = (gy * others).reshape(tuple(x.shape[i] for i in perm))
+        return gx.transpose(inverse),
+
+
+def prod(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+    """Product of the elements over ``axis`` (None, an int or a tuple of ints).
+
+    >>> import numpy as np
+    >>> prod(np.array([[1.0, 2.0], [3.0, 4.0]]), axis=1).array
+    array([ 2., 12.])
+    """
+    return Prod(axis, keepdims).apply((x,))[0]
+
+
+class LogSumExp(_AxisReduction):
+    """``log(sum(exp(x)))`` over axes, computed stably (shifted by the maximum)."""
+
+    label = 'LogSumExp'
+
+    def forward(self, xs: tuple) -> tuple:
+        self.retain_inputs((0,))
+        self.retain_outputs((0,))
+        x, = xs
+        xp = backend.get_array_module(x)
+        axes = self._axes(x.ndim)
+        m = x.max(axis=axes, keepdims=True)
+        s = xp.exp(x - m).sum(axis=axes)
+        return xp.log(s) + m.reshape(s.shape),
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        x, = self.get_retained_inputs()
+        y, = self.get_retained_outputs()
+        kept = self._kept_shape()
+        gy = broadcast_to(reshape(gys[0], kept), x.shape)
+        return gy * exp(x - broadcast_to(reshape(y, kept), x.shape)),
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        x = self.inputs[0].data
+        y = self._retained_output_data[0]
+        xp = backend.get_array_module(x)
+        kept = self._kept_shape()
+        gy = xp.broadcast_to(gys[0].reshape(kept), x.shape)
+        return gy * xp.exp(x - xp.broadcast_to(y.reshape(kept), x.shape)),
+
+
+def logsumexp(x: Any, axis: Any = None) -> Variable:
+    """``log(sum(exp(x), axis))``, stable for large values; axis None, an int or a tuple.
+
+    >>> import numpy as np
+    >>> logsumexp(np.array([1000.0, 1000.0])).array
+    array(1000.69314718)
+    """
+    return LogSumExp(axis).apply((x,))[0]
+
+
+class Max(_AxisReduction):
+    """Maximum over axes.  Every position equal to the result receives the whole gradient
+    (ties included), as in Chainer."""
+
+    label = 'Max'
+    _method = 'max'
+
+    def forward(self, xs: tuple) -> tuple:
+        self.retain_inputs((0,))
+        self.retain_outputs((0,))
+        x, = xs
+        return getattr(x, self._method)(axis=self._axes(x.ndim), keepdims=self.keepdims),
+
+    def _mask(self) -> Any:
+        x = self.inputs[0].data
+        return x == self._retained_output_data[0].reshape(self._kept_shape())
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        shape = self.inputs[0].shape
+        gy = broadcast_to(reshape(gys[0], self._kept_shape()), shape)
+        return SelectorGrad(self._mask()).apply((gy,))
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        shape = self.inputs[0].shape
+        gy = backend.get_array_module(gys[0]).broadcast_to(
+            gys[0].reshape(self._kept_shape()), shape)
+        return _masked(gy, self._mask()),
+
+
+class Min(Max):
+    """Minimum over axes; ties as in :class:`Max`."""
+
+    label = 'Min'
+    _method = 'min'
+
+
+def max(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+    """Maximum over ``axis`` (None, an int or a tuple of ints).
+
+    The gradient goes to every position holding the maximum (each tie gets all of it).
+
+    >>> import numpy as np, autograd_lab as chainer
+    >>> x = chainer.Variable(np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 1.0]]))
+    >>> y = max(x, axis=1)
+    >>> y.array
+    array([3., 2.])
+    >>> y.grad = np.ones(2)
+    >>> y.backward()
+    >>> x.grad
+    array([[0., 1., 1.],
+           [1., 0., 0.]])
+    """
+    return Max(axis, keepdims).apply((x,))[0]
+
+
+def min(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+    """Minimum over ``axis`` (None, an int or a tuple of ints); ties as in :func:`max`.
+
+    >>> import numpy as np
+    >>> min(np.array([[1.0, 3.0], [2.0, 0.0]]), axis=0).array
+    array([1., 0.])
+    """
+    return Min(axis, keepdims).apply((x,))[0]
+
+
+# ---- cumsum -------------------------------------------------------------------------------------
+
+
+class Cumsum(FunctionNode):
+    """Cumulative sum along ``axis`` (None: over the flattened input).  Its gradient is the
+    cumulative sum taken from the other end."""
+
+    label = 'Cumsum'
+
+    def __init__(self, axis: Any = None) -> None:
+        if axis is not None and not _is_int(axis):
+            raise TypeError('axis must be int or None')
+        self.axis = None if axis is None else int(axis)
+
+    def _check_inputs(self, xs: tuple) -> None:
+        expect_float(self.label, xs)
+        _check_axes(self.label, None if self.axis is None else (self.axis,), xs[0].ndim)
+
+    def forward(self, xs: tuple) -> tuple:
+        x, = xs
+        xp = backend.get_array_module(x)
+        if self.axis is None:
+            return xp.cumsum(x.reshape(-1), axis=0),
+        return xp.cumsum(x, axis=self.axis),
+
+    def _grad_axis(self) -> int:
+        return 0 if self.axis is None else self.axis % len(self.inputs[0].shape)
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        from autograd_lab.functions.array import flip  # noqa: PLC0415 - cycle
+        axis = self._grad_axis()
+        gx = flip(cumsum(flip(gys[0], axis), axis), axis)
+        return reshape(gx, self.inputs[0].shape),
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        axis = self._grad_axis()
+        xp = backend.get_array_module(gys[0])
+        gx = xp.flip(xp.cumsum(xp.flip(gys[0], axis), axis=axis), axis)
+        return gx.reshape(self.inputs[0].shape),
+
+
+def cumsum(x: Any, axis: Any = None) -> Variable:
+    """Cumulative sum along ``axis``; with None the input is flattened first.
+
+    >>> import numpy as np
+    >>> cumsum(np.array([[1.0, 2.0], [3.0, 4.0]]), axis=1).array
+    array([[1., 3.],
+           [3., 7.]])
+    """
+    return Cumsum(axis).apply((x,))[0]

@@ -7,7 +7,8 @@ attaches them once, when the package is imported.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy
 
@@ -92,8 +93,8 @@ def _as_array_operand(self: Variable, other: Any) -> Any:
     if isinstance(other, Variable):
         return other
     if not backend.is_array(other):
-        raise TypeError('Value must be a `numpy.ndarray`, `cupy.ndarray` or a `Variable` '
-                        f'for @.\nActual: {type(other)}')
+        raise TypeError('Value must be a scalar, `numpy.ndarray`, `cupy.ndarray` or a '
+                        f'`Variable`.\nActual: {type(other)}')
     return Variable(other.astype(self.dtype, copy=False), requires_grad=False)
 
 
@@ -135,7 +136,7 @@ def install(cls: type = Variable) -> None:
     cls.__getitem__ = AR.get_item
     cls.reshape = _reshape
     cls.transpose = _transpose
-    cls.T = property(lambda self: AR.transpose(self), doc='The transpose (axes reversed).')
+    cls.T = property(AR.transpose, doc='The transpose (axes reversed).')
     cls.mean = _mean
     cls.__array_ufunc__ = None  # make NumPy defer `ndarray OP Variable` to our reflected ops
 

@@ -9,7 +9,7 @@ computation, so a rejected call changes nothing.  ``InvalidType`` subclasses
 >>> expect_same_dtype('_ + _', [np.zeros(2, np.float32), np.zeros(2, np.float64)])
 Traceback (most recent call last):
 ...
-autograd_lab.utils.type_check.InvalidType: 
+autograd_lab.utils.type_check.InvalidType:
 Invalid operation is performed in: _ + _ (Forward)
 <BLANKLINE>
 Expect: in_types[0].dtype == in_types[1].dtype
@@ -18,7 +18,8 @@ Actual: float32 != float64
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import numpy
 
@@ -68,7 +69,8 @@ def expect_ndim(label: str, index: int, array: Any, op: str, ndim: int) -> None:
     """``array.ndim OP ndim`` holds, with OP one of ``==``, ``>=``, ``<=``."""
     ok = {'==': array.ndim == ndim, '>=': array.ndim >= ndim, '<=': array.ndim <= ndim}[op]
     if not ok:
-        raise _fail(label, f'in_types[{index}].ndim {op} {ndim}', f'{array.ndim} {_negate(op)} {ndim}')
+        raise _fail(label, f'in_types[{index}].ndim {op} {ndim}',
+                    f'{array.ndim} {_negate(op)} {ndim}')
 
 
 def expect_broadcastable(label: str, arrays: Sequence[Any]) -> tuple:
@@ -81,11 +83,170 @@ def expect_broadcastable(label: str, arrays: Sequence[Any]) -> tuple:
                     f'cannot broadcast inputs of shapes {shapes}') from None
 
 
-def expect(label: str, condition: bool, expect_text: str, actual_text: str) -> None:
-    """A free-form check: raise :class:`InvalidType` unless ``condition``."""
-    if not condition:
-        raise _fail(label, expect_text, actual_text)
-
-
 def _negate(op: str) -> str:
     return {'==': '!=', '>=': '<', '<=': '>'}[op]
+
+
+# ---- Chainer's check_type_forward vocabulary ---------------------------------------------
+#
+# User FunctionNodes ported from Chainer describe their input contract with expressions
+# such as ``type_check.expect(in_types.size() == 2, x_type.dtype.kind == 'f')``.  Here the
+# expressions are evaluated eagerly on the real inputs; each value remembers the text it
+# came from, so a failed expectation reads like the code that stated it.
+
+
+class Expr:
+    """A value together with the source-like text that produced it."""
+
+    __slots__ = ('value', 'text')
+
+    def __init__(self, value: Any, text: str) -> None:
+        self.value = value
+        self.text = text
+
+    def __getattr__(self, name: str) -> Expr:
+        return Expr(getattr(self.value, name), f'{self.text}.{name}')
+
+    def __getitem__(self, key: Any) -> Expr:
+        return Expr(self.value[_value(key)], f'{self.text}[{_text(key)}]')
+
+    def __call__(self, *args: Any) -> Expr:
+        inner = ', '.join(_text(a) for a in args)
+        return Expr(self.value(*[_value(a) for a in args]), f'{self.text}({inner})')
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+class Comparison(Expr):
+    """The result of comparing two expressions; ``expect`` reports it when false."""
+
+    __slots__ = ('lhs', 'op', 'rhs')
+
+    def __init__(self, lhs: Any, op: str, rhs: Any, value: bool) -> None:
+        super().__init__(value, f'{_text(lhs)} {op} {_text(rhs)}')
+        self.lhs, self.op, self.rhs = lhs, op, rhs
+
+    def actual(self) -> str:
+        return f'{_shown(self.lhs)} {_NEGATED[self.op]} {_shown(self.rhs)}'
+
+
+_NEGATED = {'==': '!=', '!=': '==', '<': '>=', '<=': '>', '>': '<=', '>=': '<'}
+
+
+def _value(x: Any) -> Any:
+    return x.value if isinstance(x, Expr) else x
+
+
+def _text(x: Any) -> str:
+    return x.text if isinstance(x, Expr) else repr(x) if isinstance(x, str) else _shown(x)
+
+
+def _shown(x: Any) -> str:
+    v = _value(x)
+    if isinstance(v, type) and issubclass(v, numpy.generic):
+        return v.__name__
+    return str(v)
+
+
+def _compare(op: str, fn: Any) -> Any:
+    def method(self: Expr, other: Any) -> Comparison:
+        a, b = _value(self), _value(other)
+        if op in ('==', '!=') and (isinstance(a, numpy.dtype) or isinstance(b, numpy.dtype)):
+            a, b = numpy.dtype(a), numpy.dtype(b)
+        return Comparison(self, op, other, bool(fn(a, b)))
+    return method
+
+
+def _arith(sym: str, fn: Any, reflected: bool = False) -> Any:
+    def method(self: Expr, other: Any) -> Expr:
+        if reflected:
+            return Expr(fn(_value(other), self.value), f'{_text(other)} {sym} {self.text}')
+        return Expr(fn(self.value, _value(other)), f'{self.text} {sym} {_text(other)}')
+    return method
+
+
+for _op, _fn in (('==', lambda a, b: a == b), ('!=', lambda a, b: a != b),
+                 ('<', lambda a, b: a < b), ('<=', lambda a, b: a <= b),
+                 ('>', lambda a, b: a > b), ('>=', lambda a, b: a >= b)):
+    setattr(Expr, {'==': '__eq__', '!=': '__ne__', '<': '__lt__', '<=': '__le__',
+                   '>': '__gt__', '>=': '__ge__'}[_op], _compare(_op, _fn))
+for _sym, _name, _fn in (('+', 'add', lambda a, b: a + b), ('-', 'sub', lambda a, b: a - b),
+                         ('*', 'mul', lambda a, b: a * b), ('//', 'floordiv', lambda a, b: a // b),
+                         ('%', 'mod', lambda a, b: a % b)):
+    setattr(Expr, f'__{_name}__', _arith(_sym, _fn))
+    setattr(Expr, f'__r{_name}__', _arith(_sym, _fn, reflected=True))
+Expr.__hash__ = None  # type: ignore[assignment]
+
+
+class TypeInfo(Expr):
+    """One input: ``.dtype``, ``.ndim``, ``.shape``, ``.size`` of its array."""
+
+    __slots__ = ()
+
+    def __init__(self, array: Any, text: str) -> None:
+        super().__init__(array, text)
+
+
+class TypeInfoTuple(tuple):
+    """The inputs of a function as seen by ``check_type_forward``."""
+
+    def __new__(cls, arrays: Sequence[Any]) -> TypeInfoTuple:
+        return super().__new__(cls, [TypeInfo(a, f'in_types[{i}]') for i, a in enumerate(arrays)])
+
+    def size(self) -> Expr:
+        return Expr(len(self), 'in_types.size()')
+
+
+def argname(in_types: Sequence[TypeInfo], names: Sequence[str]) -> None:
+    """Name the inputs in messages (``x`` instead of ``in_types[0]``)."""
+    for info, name in zip(in_types, names):
+        info.text = name
+
+
+def same_types(*arrays: Any) -> bool:
+    """True when all arrays are of one array type (all NumPy or all CuPy)."""
+    kinds = {type(_value(a)) for a in arrays}
+    return len(kinds) <= 1
+
+
+def eval(expr: Any) -> Any:
+    """The concrete value of an expression."""
+    return _value(expr)
+
+
+def expect(*conditions: Any) -> None:
+    """Raise :class:`InvalidType` for the first condition that does not hold.
+
+    Also accepts the engine's internal form ``expect(label, ok, expect_text, actual_text)``.
+
+    >>> import numpy as np
+    >>> x_type, = TypeInfoTuple([np.zeros((2, 3), np.float32)])
+    >>> expect(x_type.ndim == 2, x_type.dtype.kind == 'f')
+    >>> expect(x_type.shape[1] == 4)
+    Traceback (most recent call last):
+    ...
+    autograd_lab.utils.type_check.InvalidType:
+    Invalid operation is performed in: check_type_forward (Forward)
+    <BLANKLINE>
+    Expect: in_types[0].shape[1] == 4
+    Actual: 3 != 4
+    """
+    if len(conditions) == 4 and isinstance(conditions[0], str) and \
+            isinstance(conditions[2], str):
+        label, ok, expect_text, actual_text = conditions
+        if not ok:
+            raise _fail(label, expect_text, actual_text)
+        return
+    for cond in conditions:
+        if isinstance(cond, Comparison):
+            if not cond.value:
+                raise _fail('check_type_forward', cond.text, cond.actual())
+        elif not _value(cond):
+            raise _fail('check_type_forward', _text(cond), 'False')

@@ -1,0 +1,64 @@
+"""Shared fixtures: a fake GPU backend, and a "no GPU backend at all" state."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from autograd_lab import backend
+
+# Test modules import the helper as ``import fake_gpu`` whether or not tests/ is a package.
+_TESTS_DIR = str(Path(__file__).resolve().parent)
+if _TESTS_DIR not in sys.path:
+    sys.path.insert(0, _TESTS_DIR)
+
+
+def _swap_gpu_backend(gpu: backend.GpuBackend | None) -> Iterator[backend.GpuBackend | None]:
+    # Save the exact registry state (including "CuPy not probed yet") so that a
+    # later test still probes real CuPy as if nothing had happened.
+    saved = backend._gpu, backend._gpu_probed
+    backend.register_gpu_backend(gpu)
+    try:
+        yield gpu
+    finally:
+        backend._gpu, backend._gpu_probed = saved
+
+
+@pytest.fixture
+def fake_gpu() -> Iterator[backend.GpuBackend]:
+    """Register the NumPy-backed fake GPU backend (2 devices) for one test."""
+    import fake_gpu as fake
+
+    fake.use(0)
+    yield from _swap_gpu_backend(fake.make_backend())
+    fake.use(0)
+
+
+@pytest.fixture
+def no_gpu() -> Iterator[None]:
+    """Register "no GPU backend" (as on a machine without CuPy) for one test."""
+    yield from _swap_gpu_backend(None)
+
+
+@pytest.fixture
+def cupy_gpu() -> Iterator[object]:
+    """Real CuPy with at least one CUDA GPU, as the engine's GPU backend; skip where absent."""
+    cupy = pytest.importorskip('cupy', reason='CuPy is not installed (pip install '
+                                              '"autograd-lab[gpu]")')
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as error:  # CUDA driver/runtime missing or broken
+        pytest.skip(f'CuPy is installed but CUDA does not answer: {error}')
+    if count < 1:
+        pytest.skip('CuPy is installed but no CUDA GPU is available')
+    saved = backend._gpu, backend._gpu_probed
+    backend._gpu, backend._gpu_probed = None, False  # probe real CuPy afresh
+    try:
+        if backend.gpu_backend() is None:
+            pytest.skip('the engine could not set up its CuPy backend')
+        yield cupy
+    finally:
+        backend._gpu, backend._gpu_probed = saved
