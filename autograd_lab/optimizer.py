@@ -287,10 +287,20 @@ def _writable_grad(param: Variable) -> Any:
     loss scaling.  Here the gradient is copied once instead.
     """
     grad = param.grad
-    if grad is not None and not getattr(getattr(grad, 'flags', None), 'writeable', True):
+    if grad is None:
+        return None
+    flags = grad.flags if type(grad) is numpy.ndarray else getattr(grad, 'flags', None)
+    if not getattr(flags, 'writeable', True):
         grad = grad.copy()
         param.grad = grad
     return grad
+
+
+def _reallocate(params: Any) -> None:
+    for param in params:
+        data = param.array
+        if data is not None and _writable_grad(param) is None:
+            param.grad = backend.get_array_module(data).zeros_like(data)
 
 
 def _is_deserializer(serializer: Any) -> bool:
@@ -449,9 +459,7 @@ class GradientMethod(Optimizer):
     def reallocate_cleared_grads(self) -> None:
         """Give every initialized parameter whose grad is None a zero gradient (and one
         whose grad is a read-only view a writable copy, so that hooks can edit it)."""
-        for param in self.target.params(False):
-            if _writable_grad(param) is None:
-                param.grad = backend.get_array_module(param.array).zeros_like(param.array)
+        _reallocate(self.target.params(False))
 
     def call_hook(self, hook: Callable) -> None:
         super().call_hook(hook)
@@ -473,14 +481,25 @@ class GradientMethod(Optimizer):
                     self.target.zerograds()
             loss.backward(loss_scale=self._loss_scale)
             del loss
-        self.reallocate_cleared_grads()
+        params = list(self.target.params())
+        # The parameter list is walked once; a subclass that overrides
+        # reallocate_cleared_grads (e.g. with a no-op) still has it called.
+        own_reallocate = (type(self).reallocate_cleared_grads
+                          is GradientMethod.reallocate_cleared_grads)
+        if own_reallocate:
+            _reallocate(params)
+        else:
+            self.reallocate_cleared_grads()
         self.check_nan_in_grads()
         self.call_hooks('pre')
         self.t += 1
         if self.is_safe_to_update():
-            for param in self.target.params():
+            for param in params:
                 param.update()
-        self.reallocate_cleared_grads()
+        if own_reallocate:
+            _reallocate(params)
+        else:
+            self.reallocate_cleared_grads()
         self.call_hooks('post')
         self.update_loss_scale()
 

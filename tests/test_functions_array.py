@@ -24,6 +24,7 @@ import autograd_lab as chainer
 import autograd_lab.functions as F
 from autograd_lab import FunctionNode, Variable, gradient_check
 from autograd_lab.utils.type_check import InvalidType
+from chainer_ref import requires_chainer, run as run_chainer
 
 FLOATS = (np.float16, np.float32, np.float64)
 FIRST = {np.float64: dict(eps=1e-4, atol=1e-7, rtol=1e-6),
@@ -292,7 +293,7 @@ def test_stack_invalid_types(xs, axis):
                                     [(2, 2, 3), (2, 2, 3)]])
 @pytest.mark.parametrize('dtype', [np.float16, np.int32])
 def test_hstack_vstack_forward_like_numpy(fname, shapes, dtype):
-    xs = [np.asarray(arange(s, dtype) + i) for i, s in enumerate(shapes)]
+    xs = [np.asarray(arange(s) + i, dtype=dtype) for i, s in enumerate(shapes)]
     y = getattr(F, fname)(xs)
     assert label_of(y) == fname.capitalize() and y.dtype == dtype
     np.testing.assert_array_equal(y.array, getattr(np, fname)(xs))
@@ -624,3 +625,89 @@ def test_where_and_select_item_on_the_device(fake_gpu):
     np.testing.assert_array_equal(x.grad.get(), np.where(MASK, 2 * arange((2, 3)), 0))
     s = F.select_item(x, fake.to_device(np.array([2, 0], np.int32), 0))
     np.testing.assert_array_equal(s.array.get(), [2.0, 3.0])
+
+
+# ---- differential test against the real Chainer 7.8.1 -------------------------------------------
+
+PROGRAM = r'''
+rng = np.random.RandomState(0)
+
+
+def u(*shape, dtype=np.float64):
+    return rng.uniform(-1, 1, shape).astype(dtype)
+
+
+def record(name, fn, *arrays):
+    """Forward values, labels, first-order and second-order gradients."""
+    xs = [chainer.Variable(a) for a in arrays]
+    ys = fn(*xs)
+    ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
+    gys = [u(*y.shape, dtype=y.dtype) for y in ys]
+    for k, y in enumerate(ys):
+        out['%s/y%d' % (name, k)] = y.array
+        out['%s/label%d' % (name, k)] = y.creator.label
+    gxs = chainer.grad(ys, xs, gys, enable_double_backprop=True)
+    total = None
+    for i, g in enumerate(gxs):
+        out['%s/g%d' % (name, i)] = g.array
+        total = F.sum(g * g) if total is None else total + F.sum(g * g)
+    for i, gg in enumerate(chainer.grad([total], xs)):
+        if gg is not None:
+            out['%s/gg%d' % (name, i)] = gg.array
+
+
+mask = np.array([[True, False, True], [False, True, True]])
+for dtype in (np.float32, np.float64):
+    n = np.dtype(dtype).name
+    a, b, c = u(2, 3, dtype=dtype), u(2, 1, dtype=dtype), u(1, 3, dtype=dtype)
+    record(n + '/concat', lambda p, q: F.concat([p, q]), a, b)
+    record(n + '/concat0', lambda p, q: F.concat((p, q), axis=0), a, c)
+    record(n + '/stack', lambda p, q: F.stack([p, q], axis=-1), a, a * 2)
+    record(n + '/hstack', lambda p, q: F.hstack([p, q]), a, b)
+    record(n + '/hstack_1d', lambda p, q: F.hstack([p, q]), u(3, dtype=dtype), u(2, dtype=dtype))
+    record(n + '/hstack_0d', lambda p, q: F.hstack([p, q]), u(dtype=dtype), u(dtype=dtype))
+    record(n + '/vstack', lambda p, q: F.vstack([p, q]), a, c)
+    record(n + '/vstack_1d', lambda p, q: F.vstack([p, q]), u(3, dtype=dtype), u(3, dtype=dtype))
+    record(n + '/split', lambda v: F.split_axis(v, [1, 4], 1), u(2, 6, dtype=dtype))
+    record(n + '/split_sections', lambda v: F.split_axis(v, 3, 0), u(3, 2, dtype=dtype))
+    record(n + '/separate', lambda v: F.separate(v, -1), a)
+    record(n + '/where', lambda p, q: F.where(mask, p, q), a, u(3, dtype=dtype))
+    record(n + '/repeat', lambda v: F.repeat(v, 2, 1), a)
+    record(n + '/repeat_tuple', lambda v: F.repeat(v, (1, 0, 3), 1), a)
+    record(n + '/repeat_flat', lambda v: F.repeat(v, 2), a)
+    record(n + '/tile', lambda v: F.tile(v, (2, 1, 2)), a)
+    record(n + '/tile_int', lambda v: F.tile(v, 2), a)
+    out[n + '/pad'] = F.pad(a, ((1, 0), (2, 1)), 'constant', constant_values=3).array
+    out[n + '/pad_edge'] = F.pad(a, 1, 'edge').array
+    record(n + '/flip', lambda v: F.flip(v, -1), a)
+    record(n + '/select_item', lambda v: F.select_item(v, np.array([0, 3, -1], np.int32)),
+           u(3, 4, dtype=dtype))
+    record(n + '/swapaxes', lambda v: F.swapaxes(v, 0, 2), u(2, 3, 4, dtype=dtype))
+'''
+
+
+def run_here() -> dict:
+    out: dict = {}
+    exec(PROGRAM, {'np': np, 'chainer': chainer, 'F': F, 'out': out})
+    return {k: np.asarray(v) for k, v in out.items()}
+
+
+@requires_chainer
+def test_agrees_with_chainer() -> None:
+    expected = run_chainer(PROGRAM)
+    got = run_here()
+    assert sorted(got) == sorted(expected)
+    for key, want in expected.items():
+        have = got[key]
+        if want.dtype.kind == 'U':
+            assert str(have) == str(want), key
+            continue
+        assert have.dtype == want.dtype and have.shape == want.shape, key
+        rtol = 2e-5 if want.dtype == np.float32 else 1e-10
+        np.testing.assert_allclose(have, want, rtol=rtol, atol=rtol, err_msg=key)
+
+
+def test_differential_program_runs_without_chainer() -> None:
+    got = run_here()
+    assert str(got['float32/split/label2']) == 'SplitAxis'
+    assert got['float64/select_item/y0'].shape == (3,)

@@ -26,6 +26,7 @@ import autograd_lab as chainer
 import autograd_lab.functions as F
 from autograd_lab import FunctionNode, Variable, gradient_check
 from autograd_lab.utils.type_check import InvalidType
+from chainer_ref import requires_chainer, run as run_chainer
 
 FLOATS = (np.float16, np.float32, np.float64)
 FIRST = {np.float64: dict(eps=1e-4, atol=1e-7, rtol=1e-6),
@@ -682,3 +683,100 @@ def test_device_arrays_stay_on_the_device(case_, fake_gpu):
         for c, d in zip(cpu, on_device, strict=True):
             assert isinstance(d.grad, fake.FakeGpuArray) and d.grad.device_id == 1
             assert np.array_equal(d.grad.get(), c.grad, equal_nan=True)
+
+
+# ---- differential test against the real Chainer 7.8.1 -------------------------------------------
+
+PROGRAM = r'''
+rng = np.random.RandomState(0)
+
+
+def u(*shape, dtype=np.float64, lo=-1.0, hi=1.0):
+    return rng.uniform(lo, hi, shape).astype(dtype)
+
+
+def record(name, fn, *arrays):
+    """Forward values, labels, first-order and second-order gradients."""
+    xs = [chainer.Variable(a) for a in arrays]
+    ys = fn(*xs)
+    ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
+    gys = [u(*y.shape, dtype=y.dtype) for y in ys]
+    for k, y in enumerate(ys):
+        out['%s/y%d' % (name, k)] = y.array
+        out['%s/label%d' % (name, k)] = y.creator.label
+    gxs = chainer.grad(ys, xs, gys, enable_double_backprop=True)
+    total = None
+    for i, g in enumerate(gxs):
+        out['%s/g%d' % (name, i)] = g.array
+        total = F.sum(g * g) if total is None else total + F.sum(g * g)
+    for i, gg in enumerate(chainer.grad([total], xs)):
+        if gg is not None:
+            out['%s/gg%d' % (name, i)] = gg.array
+
+
+for dtype in (np.float32, np.float64):
+    n = np.dtype(dtype).name
+    x, pos, unit = u(2, 3, dtype=dtype), u(2, 3, dtype=dtype, lo=0.5, hi=2), u(4, dtype=dtype,
+                                                                               lo=-0.8, hi=0.8)
+    for f in ('log1p', 'arcsin', 'arccos'):
+        record(n + '/' + f, getattr(F, f), unit)
+    for f in ('expm1', 'tan', 'arctan', 'sinh', 'cosh'):
+        record(n + '/' + f, getattr(F, f), x)
+    for f in ('log2', 'log10', 'rsqrt'):
+        record(n + '/' + f, getattr(F, f), pos)
+    out[n + '/sign'] = F.sign(np.array([-2.0, 0.0, 3.0], dtype)).array
+    grid = (rng.randint(-4, 5, (2, 3)) * 0.2).astype(dtype)
+    record(n + '/clip', lambda v: F.clip(v, -0.5, 0.5), grid + dtype(0.1))
+    record(n + '/clip_bounds', lambda v: F.clip(v, -0.4, 0.4), grid)  # values on the bounds
+    record(n + '/maximum', F.maximum, grid, (rng.randint(-4, 5, 3) * 0.2).astype(dtype))
+    record(n + '/minimum_ties', F.minimum, grid, grid[::-1].copy())
+    record(n + '/prod', lambda v: F.prod(v, axis=1), u(3, 4, dtype=dtype))
+    record(n + '/prod_keepdims', lambda v: F.prod(v, axis=(0, 2), keepdims=True),
+           u(2, 3, 2, dtype=dtype))
+    zeros = u(3, 3, dtype=dtype)
+    zeros[0, 1] = zeros[1, 0] = zeros[1, 2] = 0
+    record(n + '/prod_zeros', lambda v: F.prod(v, axis=1), zeros)
+    record(n + '/prod_all', F.prod, u(2, 2, dtype=dtype))
+    record(n + '/cumsum', lambda v: F.cumsum(v, -1), u(2, 3, 2, dtype=dtype))
+    record(n + '/cumsum_flat', F.cumsum, x)
+    record(n + '/logsumexp', lambda v: F.logsumexp(v, axis=(0, 2)), u(2, 3, 2, dtype=dtype))
+    record(n + '/logsumexp_all', F.logsumexp, x)
+    ties = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], dtype)
+    record(n + '/max_ties', lambda v: F.max(v, axis=1), ties)
+    record(n + '/min_keepdims', lambda v: F.min(v, axis=0, keepdims=True), ties)
+    record(n + '/max_all', F.max, x)
+
+a, b = u(2, 2, 3, dtype=np.float32), u(2, 4, 3, dtype=np.float32)
+record('bmm_transb', lambda p, q: F.batch_matmul(p, q, transb=True), a, b)
+record('bmm_2d', F.batch_matmul, u(2, 3, dtype=np.float32), u(2, 1, 4, dtype=np.float32))
+'''
+
+
+def run_here() -> dict:
+    out: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', DeprecationWarning)
+        exec(PROGRAM, {'np': np, 'chainer': chainer, 'F': F, 'out': out})
+    return {k: np.asarray(v) for k, v in out.items()}
+
+
+@requires_chainer
+def test_agrees_with_chainer() -> None:
+    expected = run_chainer(PROGRAM)
+    got = run_here()
+    assert sorted(got) == sorted(expected)
+    for key, want in expected.items():
+        have = got[key]
+        if want.dtype.kind == 'U':
+            assert str(have) == str(want), key
+            continue
+        assert have.dtype == want.dtype and have.shape == want.shape, key
+        rtol = 2e-5 if want.dtype == np.float32 else 1e-10
+        np.testing.assert_allclose(have, want, rtol=rtol, atol=rtol, err_msg=key)
+
+
+def test_differential_program_runs_without_chainer() -> None:
+    got = run_here()
+    assert str(got['float64/rsqrt/label0']) == '1.0 / _'
+    np.testing.assert_array_equal(got['float32/max_ties/g0'] != 0,
+                                  [[False, True, True], [True, True, True]])

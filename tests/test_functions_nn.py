@@ -19,7 +19,8 @@ Function-specific behaviour (options, config.train, running statistics, ...) is 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -215,7 +216,7 @@ case('log_softmax_axis0', lambda x: F.log_softmax(x, axis=0), unary((), -3, 3),
      lambda x: np_log_softmax(x, 0), 'LogSoftmax')
 
 # -- losses
-pair = lambda rng, shape: (rng.uniform(-1, 1, shape), rng.uniform(-1, 1, shape))  # noqa: E731
+pair = lambda rng, shape: (rng.uniform(-1, 1, shape), rng.uniform(-1, 1, shape))
 
 
 def _pair_apart(kinks: tuple) -> Callable:
@@ -338,7 +339,7 @@ for _name, _kw, _make in (
 
 def _deconv_ref(x: np.ndarray, W: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Transposed convolution, from its definition as a scatter of ``x * W``."""
-    n, c, h, w = x.shape
+    n, _, h, w = x.shape
     _, oc, kh, kw = W.shape
     s, p = 2, 1
     out = np.zeros((n, oc, s * (h - 1) + kh, s * (w - 1) + kw))
@@ -474,7 +475,7 @@ def test_label(c: Case) -> None:
     assert c.fn(*[Variable(a) for a in inputs]).creator.label == c.label
 
 
-# ---- numerical gradients -----------------------------------------------------------------------------
+# ---- numerical gradients -------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize('c, dtype, shape', params())
@@ -494,7 +495,7 @@ def test_check_double_backward(c: Case, dtype: Any, shape: tuple) -> None:
                                          **SECOND[dtype])
 
 
-# ---- fast path == Variable path, bitwise ---------------------------------------------------------------
+# ---- fast path == Variable path, bitwise ---------------------------------------------------------
 
 
 def first_order(c: Case, inputs: tuple, gy: Any, double: bool) -> list:
@@ -551,7 +552,7 @@ def test_gradient_nodes_fast_path_is_bitwise(c: Case, dtype: Any, shape: tuple) 
             assert same_bits(a.array, b.array), f'gradient {i}'
 
 
-# ---- ReLU's second derivative (quirk Q2) and other non-differentiable paths -------------------------
+# ---- ReLU's second derivative (quirk Q2) and other non-differentiable paths ----------------------
 
 
 def test_relu_second_derivative_is_none() -> None:
@@ -588,7 +589,7 @@ def test_accuracy_is_not_differentiable() -> None:
     assert y.grad is None
 
 
-# ---- InvalidType ------------------------------------------------------------------------------------
+# ---- InvalidType ---------------------------------------------------------------------------------
 
 f32 = np.float32
 i32 = np.int32

@@ -23,7 +23,7 @@ def rand(*shape: int, dtype: type = f64, seed: int = 0) -> np.ndarray:
     return np.random.RandomState(seed).uniform(-1, 1, shape).astype(dtype)
 
 
-# ---- activations ----------------------------------------------------------------------------------
+# ---- activations ---------------------------------------------------------------------------------
 
 
 def test_relu_keeps_dtype_and_zero_dim() -> None:
@@ -161,7 +161,7 @@ def test_softmax_cross_entropy_option_errors() -> None:
         F.softmax_cross_entropy(x, t, reduce='sum')
     with pytest.raises(ValueError, match='soft_target_loss'):
         F.softmax_cross_entropy(x, t, soft_target_loss='mse')
-    with pytest.raises(ValueError, match='class_weight.ndim'):
+    with pytest.raises(ValueError, match=r'class_weight\.ndim'):
         F.softmax_cross_entropy(x, t, class_weight=np.ones((3, 1), f32))
     with pytest.raises(ValueError, match="dtype of class_weight"):
         F.softmax_cross_entropy(x, t, class_weight=np.ones(3, i32))
@@ -177,13 +177,13 @@ def test_softmax_cross_entropy_checks_label_values_in_debug_mode() -> None:
         F.softmax_cross_entropy(x, t)
     assert np.isfinite(F.softmax_cross_entropy(x, t, enable_double_backprop=True).array)
     with chainer.using_config('debug', True):
-        with pytest.raises(ValueError, match='0 <= t < x.shape'):
+        with pytest.raises(ValueError, match=r'0 <= t < x\.shape'):
             F.softmax_cross_entropy(x, t)
-        with pytest.raises(ValueError, match='0 <= t < x.shape'):
+        with pytest.raises(ValueError, match=r'0 <= t < x\.shape'):
             F.softmax_cross_entropy(x, t, enable_double_backprop=True)
 
 
-# ---- other losses ---------------------------------------------------------------------------------
+# ---- other losses --------------------------------------------------------------------------------
 
 
 def test_sigmoid_cross_entropy_ignores_minus_one_and_is_stable() -> None:
@@ -240,7 +240,7 @@ def test_accuracy_nd_labels() -> None:
     assert F.accuracy(y, t).array == 1.0
 
 
-# ---- dropout ------------------------------------------------------------------------------------------
+# ---- dropout -------------------------------------------------------------------------------------
 
 
 def test_dropout_in_training_drops_and_rescales() -> None:
@@ -308,7 +308,7 @@ def test_dropout_is_reproducible_with_numpy_seed() -> None:
     np.testing.assert_array_equal(F.dropout(x).array, a)
 
 
-# ---- linear ------------------------------------------------------------------------------------------
+# ---- linear --------------------------------------------------------------------------------------
 
 
 def test_linear_is_exactly_one_matrix_product_each_way() -> None:
@@ -357,11 +357,11 @@ def test_linear_double_backprop_nodes() -> None:
     assert producer(gx) == 'LinearGradData' and producer(gW) == 'LinearGradWeight'
 
 
-# ---- convolution -----------------------------------------------------------------------------------
+# ---- convolution ---------------------------------------------------------------------------------
 
 
 def _conv_ref(x: np.ndarray, W: np.ndarray, stride: tuple, pad: tuple) -> np.ndarray:
-    n, c, h, w = x.shape
+    n, _, h, w = x.shape
     oc, _, kh, kw = W.shape
     (sy, sx), (ph, pw) = stride, pad
     xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
@@ -435,7 +435,7 @@ def test_convolution_accepts_non_contiguous_inputs() -> None:
     assert v.grad.shape == x.shape
 
 
-# ---- embed_id --------------------------------------------------------------------------------------
+# ---- embed_id ------------------------------------------------------------------------------------
 
 
 def test_embed_id_gradient_accumulates_repeated_ids_and_skips_ignored() -> None:
@@ -457,7 +457,7 @@ def test_embed_id_without_ignore_label_and_debug_check() -> None:
         F.embed_id(np.array([-1], i32), W, ignore_label=-1)
 
 
-# ---- pooling ------------------------------------------------------------------------------------------
+# ---- pooling -------------------------------------------------------------------------------------
 
 
 def test_max_pooling_gradient_goes_to_the_maximum() -> None:
@@ -485,7 +485,7 @@ def test_average_pooling_counts_padding_as_zero() -> None:
                                                 [4 / 9, 6 / 9, 4 / 9]], rtol=1e-6)
 
 
-# ---- batch / layer normalization ------------------------------------------------------------------------
+# ---- batch / layer normalization -----------------------------------------------------------------
 
 
 def test_batch_normalization_updates_running_statistics() -> None:
@@ -589,6 +589,7 @@ def test_functions_run_on_a_gpu_backend_without_mixing_devices(fake_gpu) -> None
     gpu_loss, gpu_acc, gpu_grads = run(gpu_arrays)
     assert isinstance(gpu_loss.array, fake.FakeGpuArray)
     assert isinstance(gpu_acc.array, fake.FakeGpuArray)
+    np.testing.assert_array_equal(gpu_acc.array.get(), cpu_acc.array)
     np.testing.assert_allclose(gpu_loss.array.get(), cpu_loss.array, rtol=1e-5)
     for k, g in gpu_grads.items():
         assert isinstance(g, fake.FakeGpuArray), k

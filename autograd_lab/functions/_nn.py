@@ -23,3 +23,14 @@ def as_array(value: Any, like: Any, dtype: Any = None) -> Any:
     if dtype is not None and value.dtype != dtype:
         value = value.astype(dtype)
     return value
+
+
+def require(label: str, ok: bool, expect_text: str, actual: Any) -> None:
+    """Raise ``InvalidType`` unless ``ok``; ``actual`` may be a callable building the text.
+
+    Input checks run on every call, so the "actual" message (often an f-string
+    of shapes or dtypes, slow to format) is only built when the check fails.
+    """
+    if not ok:
+        from autograd_lab.utils.type_check import expect  # noqa: PLC0415
+        expect(label, False, expect_text, actual() if callable(actual) else actual)

@@ -25,8 +25,8 @@ from autograd_lab.function_node import FunctionNode
 from autograd_lab.functions.array import reshape as _reshape
 from autograd_lab.functions.math import exp as _exp
 from autograd_lab.functions.math import sum as _sum
-from autograd_lab.functions._nn import as_array
-from autograd_lab.utils.type_check import expect, expect_float, expect_same_dtype
+from autograd_lab.functions._nn import as_array, require
+from autograd_lab.utils.type_check import expect_float, expect_same_dtype
 from autograd_lab.variable import Variable
 
 
@@ -46,7 +46,11 @@ def _mask_like(mask: Any, dtype: Any) -> Any:
 
 
 def _relu_grad(y: Any, gy: Any) -> Any:
-    return gy * (y > 0)
+    """``gy * (y > 0)``, written without a temporary boolean array."""
+    gx = backend.get_array_module(gy).empty_like(gy)
+    backend.get_array_module(gy).greater(y, 0, out=gx)  # 1.0 where y > 0, else 0.0
+    gx *= gy
+    return gx
 
 
 class ReLU(_Activation):
@@ -395,10 +399,10 @@ class Swish(FunctionNode):
         x, beta = inputs
         expect_float(self.label, (x,))
         expect_same_dtype(self.label, inputs)
-        expect(self.label, beta.ndim <= x.ndim - 1, 'beta.ndim <= x.ndim - 1',
-               f'{beta.ndim} > {x.ndim - 1}')
-        expect(self.label, beta.shape == x.shape[1:1 + beta.ndim],
-               'beta.shape == x.shape[1:1 + beta.ndim]', f'{beta.shape} != {x.shape}')
+        require(self.label, beta.ndim <= x.ndim - 1, 'beta.ndim <= x.ndim - 1',
+                lambda: f'{beta.ndim} > {x.ndim - 1}')
+        require(self.label, beta.shape == x.shape[1:1 + beta.ndim],
+                'beta.shape == x.shape[1:1 + beta.ndim]', lambda: f'{beta.shape} != {x.shape}')
 
     def forward(self, inputs: tuple) -> tuple:
         self.retain_inputs((0, 1))
@@ -454,8 +458,8 @@ class _AlongAxis(_Activation):
     def _check_inputs(self, xs: tuple) -> None:
         expect_float(self.label, xs)
         ndim = xs[0].ndim
-        expect(self.label, -ndim <= self.axis < ndim, f'-{ndim} <= axis < {ndim}',
-               f'axis {self.axis}')
+        require(self.label, -ndim <= self.axis < ndim, f'-{ndim} <= axis < {ndim}',
+                lambda: f'axis {self.axis}')
 
 
 def _softmax(x: Any, axis: int) -> Any:

@@ -30,23 +30,24 @@ import numpy
 from autograd_lab import backend
 from autograd_lab.configuration import config
 from autograd_lab.function_node import FunctionNode
+from autograd_lab.functions._nn import require
 from autograd_lab.functions._conv import (
     col2im, get_conv_outsize, get_deconv_outsize, im2col, pair,
 )
 from autograd_lab.functions.array import cast
 from autograd_lab.functions.math import sum as _sum
 from autograd_lab.utils import size_of_shape
-from autograd_lab.utils.type_check import expect, expect_float
+from autograd_lab.utils.type_check import expect_float
 from autograd_lab.variable import Variable
 
 
 def _check_bias(label: str, inputs: tuple, out_size: int) -> None:
     if len(inputs) == 3:
         x, b = inputs[0], inputs[2]
-        expect(label, b.dtype == x.dtype, 'b.dtype == x.dtype', f'{b.dtype} != {x.dtype}')
-        expect(label, b.ndim == 1, 'b.ndim == 1', f'{b.ndim} != 1')
-        expect(label, b.shape[0] == out_size, 'b.shape[0] == W.shape[0]',
-               f'{b.shape[0]} != {out_size}')
+        require(label, b.dtype == x.dtype, 'b.dtype == x.dtype', lambda: f'{b.dtype} != {x.dtype}')
+        require(label, b.ndim == 1, 'b.ndim == 1', lambda: f'{b.ndim} != 1')
+        require(label, b.shape[0] == out_size, 'b.shape[0] == W.shape[0]',
+                lambda: f'{b.shape[0]} != {out_size}')
 
 
 # ---- linear -------------------------------------------------------------------------------
@@ -58,14 +59,25 @@ class LinearFunction(FunctionNode):
     label = 'LinearFunction'
 
     def _check_inputs(self, inputs: tuple) -> None:
+        # The common case in one expression (this runs for every layer of every step);
+        # the detailed checks below only run to explain a failure.
+        if len(inputs) in (2, 3):
+            x, W = inputs[0], inputs[1]
+            if x.ndim == 2 and W.ndim == 2 and x.shape[1] == W.shape[1] and \
+                    x.dtype.kind == 'f' and W.dtype.kind == 'f':
+                if len(inputs) == 2:
+                    return
+                b = inputs[2]
+                if b.ndim == 1 and b.shape[0] == W.shape[0] and b.dtype == x.dtype:
+                    return
         n = len(inputs)
-        expect(self.label, 2 <= n <= 3, '2 <= in_types.size() <= 3', f'{n} inputs')
+        require(self.label, 2 <= n <= 3, '2 <= in_types.size() <= 3', lambda: f'{n} inputs')
         x, W = inputs[0], inputs[1]
         expect_float(self.label, (x, W))
-        expect(self.label, x.ndim == 2, 'x.ndim == 2', f'{x.ndim} != 2')
-        expect(self.label, W.ndim == 2, 'W.ndim == 2', f'{W.ndim} != 2')
-        expect(self.label, x.shape[1] == W.shape[1], 'x.shape[1] == W.shape[1]',
-               f'{x.shape[1]} != {W.shape[1]}')
+        require(self.label, x.ndim == 2, 'x.ndim == 2', lambda: f'{x.ndim} != 2')
+        require(self.label, W.ndim == 2, 'W.ndim == 2', lambda: f'{W.ndim} != 2')
+        require(self.label, x.shape[1] == W.shape[1], 'x.shape[1] == W.shape[1]',
+                lambda: f'{x.shape[1]} != {W.shape[1]}')
         _check_bias(self.label, inputs, W.shape[0])
 
     def forward(self, inputs: tuple) -> tuple:
@@ -270,22 +282,22 @@ def _deconv_forward(geo: _Geometry, x: Any, W: Any, b: Any, h: int, w: int) -> A
 
 def _check_conv(label: str, inputs: tuple, groups: int, w_in_axis: int) -> None:
     n = len(inputs)
-    expect(label, 2 <= n <= 3, '2 <= in_types.size() <= 3', f'{n} inputs')
+    require(label, 2 <= n <= 3, '2 <= in_types.size() <= 3', lambda: f'{n} inputs')
     x, W = inputs[0], inputs[1]
     expect_float(label, (x, W))
-    expect(label, x.ndim == 4, 'x.ndim == 4', f'{x.ndim} != 4')
-    expect(label, W.ndim == 4, 'W.ndim == 4', f'{W.ndim} != 4')
+    require(label, x.ndim == 4, 'x.ndim == 4', lambda: f'{x.ndim} != 4')
+    require(label, W.ndim == 4, 'W.ndim == 4', lambda: f'{W.ndim} != 4')
     if w_in_axis == 1:  # convolution: W is (out, in/groups, kh, kw)
-        expect(label, x.shape[1] == W.shape[1] * groups, 'x.shape[1] == W.shape[1] * groups',
-               f'{x.shape[1]} != {W.shape[1]} * {groups}')
-        expect(label, W.shape[0] % groups == 0, 'W.shape[0] % groups == 0',
-               f'{W.shape[0]} % {groups} != 0')
+        require(label, x.shape[1] == W.shape[1] * groups, 'x.shape[1] == W.shape[1] * groups',
+                lambda: f'{x.shape[1]} != {W.shape[1]} * {groups}')
+        require(label, W.shape[0] % groups == 0, 'W.shape[0] % groups == 0',
+                lambda: f'{W.shape[0]} % {groups} != 0')
         _check_bias(label, inputs, W.shape[0])
     else:  # transposed convolution: W is (in, out/groups, kh, kw)
-        expect(label, x.shape[1] == W.shape[0], 'x.shape[1] == W.shape[0]',
-               f'{x.shape[1]} != {W.shape[0]}')
-        expect(label, W.shape[0] % groups == 0, 'W.shape[0] % groups == 0',
-               f'{W.shape[0]} % {groups} != 0')
+        require(label, x.shape[1] == W.shape[0], 'x.shape[1] == W.shape[0]',
+                lambda: f'{x.shape[1]} != {W.shape[0]}')
+        require(label, W.shape[0] % groups == 0, 'W.shape[0] % groups == 0',
+                lambda: f'{W.shape[0]} % {groups} != 0')
         _check_bias(label, inputs, W.shape[1] * groups)
 
 
@@ -368,9 +380,9 @@ class Deconvolution2DFunction(FunctionNode):
                                             (x.shape[3], w, kw, geo.sx, geo.pw, geo.dx, 'w')):
             lo = get_conv_outsize(out, k, s, p, False, d)
             hi = get_conv_outsize(out, k, s, p, True, d)
-            expect(self.label, lo <= size <= hi,
-                   f'outsize {name} is consistent with the input size',
-                   f'input {size} not in [{lo}, {hi}] for outsize {out}')
+            require(self.label, lo <= size <= hi,
+                    f'outsize {name} is consistent with the input size',
+                    f'input {size} not in [{lo}, {hi}] for outsize {out}')
 
     def forward(self, inputs: tuple) -> tuple:
         self.retain_inputs((0, 1))
@@ -544,10 +556,11 @@ class EmbedIDFunction(FunctionNode):
 
     def _check_inputs(self, inputs: tuple) -> None:
         x, W = inputs
-        expect(self.label, x.dtype.kind == 'i', 'x.dtype.kind == i', f'{x.dtype.kind} != i')
-        expect(self.label, x.ndim >= 1, 'x.ndim >= 1', f'{x.ndim} < 1')
+        require(self.label, x.dtype.kind == 'i', 'x.dtype.kind == i',
+                lambda: f'{x.dtype.kind} != i')
+        require(self.label, x.ndim >= 1, 'x.ndim >= 1', lambda: f'{x.ndim} < 1')
         expect_float(self.label, (W,))
-        expect(self.label, W.ndim == 2, 'W.ndim == 2', f'{W.ndim} != 2')
+        require(self.label, W.ndim == 2, 'W.ndim == 2', lambda: f'{W.ndim} != 2')
 
     def forward(self, inputs: tuple) -> tuple:
         self.retain_inputs((0,))

@@ -12,7 +12,8 @@ from typing import Any
 
 from autograd_lab import backend
 from autograd_lab.function_node import FunctionNode
-from autograd_lab.utils.type_check import expect, expect_float
+from autograd_lab.functions._nn import require
+from autograd_lab.utils.type_check import expect_float
 from autograd_lab.variable import Variable
 
 
@@ -27,15 +28,16 @@ class Accuracy(FunctionNode):
     def _check_inputs(self, inputs: tuple) -> None:
         y, t = inputs
         expect_float(self.label, (y,))
-        expect(self.label, t.dtype.kind == 'i', 't.dtype.kind == i', f'{t.dtype.kind} != i')
-        expect(self.label, y.ndim >= t.ndim and y.ndim >= 2, 'y.ndim >= max(t.ndim, 2)',
-               f'y.ndim {y.ndim}, t.ndim {t.ndim}')
-        expect(self.label, y.shape[0] == t.shape[0] and y.shape[2:t.ndim + 1] == t.shape[1:],
-               'y.shape[0] == t.shape[0] and y.shape[2:t.ndim + 1] == t.shape[1:]',
-               f'y.shape {y.shape}, t.shape {t.shape}')
+        require(self.label, t.dtype.kind == 'i', 't.dtype.kind == i',
+                lambda: f'{t.dtype.kind} != i')
+        require(self.label, y.ndim >= t.ndim and y.ndim >= 2, 'y.ndim >= max(t.ndim, 2)',
+                lambda: f'y.ndim {y.ndim}, t.ndim {t.ndim}')
+        require(self.label, y.shape[0] == t.shape[0] and y.shape[2:t.ndim + 1] == t.shape[1:],
+                'y.shape[0] == t.shape[0] and y.shape[2:t.ndim + 1] == t.shape[1:]',
+                lambda: f'y.shape {y.shape}, t.shape {t.shape}')
         extra = y.shape[t.ndim + 1:]
-        expect(self.label, all(n == 1 for n in extra), 'y.shape[t.ndim + 1:] are all 1',
-               f'{extra}')
+        require(self.label, all(n == 1 for n in extra), 'y.shape[t.ndim + 1:] are all 1',
+                lambda: f'{extra}')
 
     def forward(self, inputs: tuple) -> tuple:
         y, t = inputs

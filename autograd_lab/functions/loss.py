@@ -25,8 +25,8 @@ from autograd_lab.functions.activation import _log_softmax, _sigmoid, log_softma
 from autograd_lab.functions.array import broadcast_to, cast, expand_dims, get_item, reshape
 from autograd_lab.functions.array import transpose
 from autograd_lab.functions.math import sum as _sum
-from autograd_lab.functions._nn import as_array
-from autograd_lab.utils.type_check import expect, expect_float, expect_same_dtype
+from autograd_lab.functions._nn import as_array, require
+from autograd_lab.utils.type_check import expect_float, expect_same_dtype
 from autograd_lab.variable import Variable, as_variable
 
 
@@ -34,8 +34,8 @@ def _check_pair(label: str, inputs: tuple) -> None:
     """Two float inputs of one dtype and one shape (the regression losses)."""
     expect_float(label, inputs[:1])
     expect_same_dtype(label, inputs)
-    expect(label, inputs[0].shape == inputs[1].shape, 'in_types[0].shape == in_types[1].shape',
-           f'{inputs[0].shape} != {inputs[1].shape}')
+    require(label, inputs[0].shape == inputs[1].shape, 'in_types[0].shape == in_types[1].shape',
+            lambda: f'{inputs[0].shape} != {inputs[1].shape}')
 
 
 def _reduction_dtype(dtype: Any) -> Any:
@@ -179,18 +179,18 @@ class SoftmaxCrossEntropy(FunctionNode):
     def _check_inputs(self, inputs: tuple) -> None:
         x, t = inputs
         expect_float(self.label, (x,))
-        expect(self.label, x.ndim >= 2, 'x.ndim >= 2', f'{x.ndim} < 2')
+        require(self.label, x.ndim >= 2, 'x.ndim >= 2', lambda: f'{x.ndim} < 2')
         if t.dtype.kind == 'i':
-            expect(self.label, t.ndim == x.ndim - 1, 't.ndim == x.ndim - 1',
-                   f'{t.ndim} != {x.ndim - 1}')
-            expect(self.label, x.shape[0] == t.shape[0] and x.shape[2:] == t.shape[1:],
-                   'x.shape[0] == t.shape[0] and x.shape[2:] == t.shape[1:]',
-                   f'x.shape {x.shape}, t.shape {t.shape}')
+            require(self.label, t.ndim == x.ndim - 1, 't.ndim == x.ndim - 1',
+                    lambda: f'{t.ndim} != {x.ndim - 1}')
+            require(self.label, x.shape[0] == t.shape[0] and x.shape[2:] == t.shape[1:],
+                    'x.shape[0] == t.shape[0] and x.shape[2:] == t.shape[1:]',
+                    lambda: f'x.shape {x.shape}, t.shape {t.shape}')
         else:
-            expect(self.label, t.dtype.kind == 'f', 't.dtype.kind == i or f',
-                   f'{t.dtype.kind}')
-            expect(self.label, x.shape == t.shape, 'x.shape == t.shape (soft target)',
-                   f'{x.shape} != {t.shape}')
+            require(self.label, t.dtype.kind == 'f', 't.dtype.kind == i or f',
+                    lambda: f'{t.dtype.kind}')
+            require(self.label, x.shape == t.shape, 'x.shape == t.shape (soft target)',
+                    lambda: f'{x.shape} != {t.shape}')
 
     def forward(self, inputs: tuple) -> tuple:
         self.retain_inputs((0, 1))
@@ -207,12 +207,18 @@ class SoftmaxCrossEntropy(FunctionNode):
         if self.class_weight is not None:
             log_y *= self.class_weight.reshape((1, -1) + (1,) * (x.ndim - 2))
         t_valid = t != self.ignore_label
-        t0 = xp.where(t_valid, t, 0)
-        log_p = xp.take_along_axis(log_y, _expand_class_axis(t0), axis=1).reshape(t.shape)
-        log_p *= t_valid
+        n_valid = int(t_valid.sum())
+        if n_valid == t.size:  # the common case: nothing to mask
+            t0, t_valid = t, None
+        else:
+            t0 = xp.where(t_valid, t, 0)
+        self._labels = t0, t_valid
+        log_p = _pick_class(log_y, t0)
+        if t_valid is not None:
+            log_p *= t_valid
         if self.reduce == 'mean':
-            count = t_valid.sum() if self.normalize else len(x)
-            self._coeff = 1.0 / max(int(count), 1)
+            count = n_valid if self.normalize else len(x)
+            self._coeff = 1.0 / max(count, 1)
             rdtype = _reduction_dtype(x.dtype)
             y = log_p.sum(dtype=rdtype) * rdtype.type(-self._coeff)
             return as_array(y, x, x.dtype),
@@ -228,59 +234,82 @@ class SoftmaxCrossEntropy(FunctionNode):
             return as_array(ret.sum() * ret.dtype.type(self._coeff), x),
         return ret,
 
+    def _grad_args(self) -> tuple:
+        return self.y, None if self.soft_target else self._labels, self.class_weight, \
+            self._coeff
+
     def backward(self, indexes: tuple, gys: tuple) -> tuple:
         x, t = self.get_retained_inputs()
-        grad = _SoftmaxCrossEntropyGrad_NoDoubleBackprop(
-            self.ignore_label, self.class_weight, self.y, self._coeff, self.soft_target)
+        grad = _SoftmaxCrossEntropyGrad_NoDoubleBackprop(*self._grad_args())
         return grad.apply((x, t, gys[0])) + (None,)
 
     def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        gx = _sce_grad(self.inputs[0].data, self.inputs[1].data, gys[0], self.y,
-                       self.ignore_label, self.class_weight, self._coeff, self.soft_target)
-        return gx, None
+        x, t = self.inputs[0].data, self.inputs[1].data
+        return _sce_grad(x, t, gys[0], *self._grad_args()), None
 
 
-def _sce_grad(x: Any, t: Any, gloss: Any, y: Any, ignore_label: int, class_weight: Any,
-              coeff: Any, soft_target: bool) -> Any:
-    """``(softmax(x) - onehot(t)) * weight * gloss`` (weight: class weight, ignore mask, 1/n)."""
+def _pick_class(a: Any, t0: Any) -> Any:
+    """``a[i, t0[i, ...], ...]``: each sample's entry at its label's class (axis 1)."""
+    xp = backend.get_array_module(a)
+    n = a.shape[0]
+    if a.ndim == 2:
+        return a[xp.arange(n), t0]
+    a3 = a.reshape(n, a.shape[1], -1)
+    t2 = t0.reshape(n, -1)
+    return a3[xp.arange(n)[:, None], t2, xp.arange(t2.shape[1])].reshape(t0.shape)
+
+
+def _sce_grad(x: Any, t: Any, gloss: Any, y: Any, labels: Any, class_weight: Any,
+              coeff: Any) -> Any:
+    """``(softmax(x) - onehot(t)) * weight * gloss`` (weight: class weight, ignore mask, 1/n).
+
+    ``labels`` is ``(t0, valid)`` from forward (``t`` with ignored entries set to 0, and
+    the mask of the others, None when all are valid), or None for soft targets ``t``.
+    """
     xp = backend.get_array_module(x)
     if y is None:
         y = xp.exp(_log_softmax(x, 1))
     scale = gloss * gloss.dtype.type(coeff) if coeff is not None else None
-    if soft_target:
+    if labels is None:  # soft targets
         gx = y - t
         gx *= scale if scale is not None else _expand_class_axis(gloss)
         return gx
-    t_valid = t != ignore_label
-    t0 = xp.where(t_valid, t, 0)
-    w = t_valid * scale if scale is not None else t_valid * gloss  # per-sample weight
-    if class_weight is not None:
-        w = w * class_weight[t0]
-    w = w.astype(x.dtype, copy=False)
-    # A new C-contiguous array (y itself, the cache, is never modified).
-    gx = xp.ascontiguousarray(y * _expand_class_axis(w))
-    n = t.shape[0]
-    g3 = gx.reshape(n, x.shape[1], -1)
-    t2 = t0.reshape(n, -1)
-    g3[xp.arange(n)[:, None], t2, xp.arange(t2.shape[1])[None, :]] -= w.reshape(n, -1)
+    t0, t_valid = labels
+    if scale is not None and t_valid is None and class_weight is None:
+        w = scale.astype(x.dtype) if hasattr(scale, 'astype') else x.dtype.type(scale)
+        gx = y * w  # one weight for all samples
+    else:  # a weight per sample
+        w = scale if scale is not None else gloss
+        if t_valid is not None:
+            w = w * t_valid
+        if class_weight is not None:
+            w = w * class_weight[t0]
+        w = xp.asarray(w).astype(x.dtype, copy=False)
+        gx = y * _expand_class_axis(w)
+    # gx is a new array (y itself, the cache, is never modified); subtract w at the labels.
+    gx = xp.ascontiguousarray(gx)
+    n = t0.shape[0]
+    if gx.ndim == 2:
+        gx[xp.arange(n), t0] -= w
+    else:
+        t2 = t0.reshape(n, -1)
+        sub = w.reshape(n, -1) if getattr(w, 'ndim', 0) else w
+        gx.reshape(n, x.shape[1], -1)[xp.arange(n)[:, None], t2, xp.arange(t2.shape[1])] -= sub
     return gx
 
 
-class _SoftmaxCrossEntropyGrad_NoDoubleBackprop(FunctionNode):  # noqa: N801 - Chainer's name
+class _SoftmaxCrossEntropyGrad_NoDoubleBackprop(FunctionNode):
     """The gradient of SoftmaxCrossEntropy; it refuses to be differentiated again."""
 
-    def __init__(self, ignore_label: int, class_weight: Any, y: Any, coeff: Any,
-                 soft_target: bool) -> None:
-        self.ignore_label = ignore_label
-        self.class_weight = class_weight
+    def __init__(self, y: Any, labels: Any, class_weight: Any, coeff: Any) -> None:
         self.y = y
+        self.labels = labels
+        self.class_weight = class_weight
         self.coeff = coeff
-        self.soft_target = soft_target
 
     def forward(self, inputs: tuple) -> tuple:
         x, t, gloss = inputs
-        return _sce_grad(x, t, gloss, self.y, self.ignore_label, self.class_weight, self.coeff,
-                         self.soft_target),
+        return _sce_grad(x, t, gloss, self.y, self.labels, self.class_weight, self.coeff),
 
     def backward(self, indexes: tuple, ggs: tuple) -> tuple:
         raise RuntimeError("F.softmax_cross_entropy was called with "
@@ -387,8 +416,10 @@ class SigmoidCrossEntropy(FunctionNode):
     def _check_inputs(self, inputs: tuple) -> None:
         x, t = inputs
         expect_float(self.label, (x,))
-        expect(self.label, t.dtype.kind == 'i', 't.dtype.kind == i', f'{t.dtype.kind} != i')
-        expect(self.label, x.shape == t.shape, 'x.shape == t.shape', f'{x.shape} != {t.shape}')
+        require(self.label, t.dtype.kind == 'i', 't.dtype.kind == i',
+                lambda: f'{t.dtype.kind} != i')
+        require(self.label, x.shape == t.shape, 'x.shape == t.shape',
+                lambda: f'{x.shape} != {t.shape}')
 
     def forward(self, inputs: tuple) -> tuple:
         self.retain_inputs((0, 1))
@@ -527,8 +558,8 @@ class HuberLoss(FunctionNode):
     def _check_inputs(self, inputs: tuple) -> None:
         _check_pair(self.label, inputs)
         if self.reduce == 'sum_along_second_axis':
-            expect(self.label, inputs[0].ndim >= 2, 'in_types[0].ndim >= 2',
-                   f'{inputs[0].ndim} < 2')
+            require(self.label, inputs[0].ndim >= 2, 'in_types[0].ndim >= 2',
+                    lambda: f'{inputs[0].ndim} < 2')
 
     def forward(self, inputs: tuple) -> tuple:
         self.retain_inputs((0, 1))

@@ -23,7 +23,7 @@ from autograd_lab import backend
 from autograd_lab.configuration import config
 from autograd_lab.function_node import FunctionNode
 from autograd_lab.utils.type_check import expect_float
-from autograd_lab.variable import Variable, as_variable
+from autograd_lab.variable import as_variable
 
 
 class Dropout(FunctionNode):
@@ -79,6 +79,12 @@ def dropout(x: Any, ratio: float = .5, **kwargs: Any) -> Any:
     Keyword arguments (as in Chainer): ``mask`` (an array to use instead of a random
     one) and ``return_mask`` (also return the mask: ``(y, mask)``; the mask is None in
     test mode).  ``train=`` is rejected: use ``chainer.using_config('train', ...)``.
+
+    >>> import numpy as np
+    >>> x = np.arange(1, 5, dtype=np.float32)
+    >>> y, mask = dropout(x, 0.5, mask=np.array([2, 0, 0, 2], np.float32), return_mask=True)
+    >>> y.array, y.creator.label
+    (array([2., 0., 0., 8.], dtype=float32), 'Dropout')
     """
     if 'train' in kwargs:
         raise ValueError('train argument is not supported anymore. Use chainer.using_config')

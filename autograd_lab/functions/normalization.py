@@ -31,8 +31,8 @@ from autograd_lab.functions.array import reshape as _reshape
 from autograd_lab.functions.math import average as _average
 from autograd_lab.functions.math import sqrt as _sqrt
 from autograd_lab.functions.math import sum as _sum
-from autograd_lab.functions._nn import as_array
-from autograd_lab.utils.type_check import expect, expect_float, expect_same_dtype
+from autograd_lab.functions._nn import as_array, require
+from autograd_lab.utils.type_check import expect_float, expect_same_dtype
 from autograd_lab.variable import Variable
 
 
@@ -107,15 +107,15 @@ def _key_axis(x_ndim: int, axis: tuple) -> tuple:
 
 def _check_bn_shapes(label: str, x: Any, gamma: Any, axis_option: Any) -> tuple:
     axis = _compute_axis(x.ndim, gamma.ndim, axis_option)
-    expect(label, x.ndim >= len(axis), 'x.ndim >= len(axis)', f'{x.ndim} < {len(axis)}')
-    expect(label, all(-x.ndim <= a < x.ndim for a in axis), 'every axis < x.ndim',
-           f'axis {axis} for x.ndim {x.ndim}')
+    require(label, x.ndim >= len(axis), 'x.ndim >= len(axis)', lambda: f'{x.ndim} < {len(axis)}')
+    require(label, all(-x.ndim <= a < x.ndim for a in axis), 'every axis < x.ndim',
+            lambda: f'axis {axis} for x.ndim {x.ndim}')
     key = _key_axis(x.ndim, axis)
-    expect(label, gamma.ndim == len(key), 'gamma.ndim == x.ndim - len(axis)',
-           f'{gamma.ndim} != {len(key)}')
-    expect(label, tuple(x.shape[i] for i in key) == gamma.shape,
-           'x.shape[key_axis] == gamma.shape',
-           f'{tuple(x.shape[i] for i in key)} != {gamma.shape}')
+    require(label, gamma.ndim == len(key), 'gamma.ndim == x.ndim - len(axis)',
+            lambda: f'{gamma.ndim} != {len(key)}')
+    require(label, tuple(x.shape[i] for i in key) == gamma.shape,
+            'x.shape[key_axis] == gamma.shape',
+            lambda: f'{tuple(x.shape[i] for i in key)} != {gamma.shape}')
     return axis, key
 
 
@@ -141,12 +141,13 @@ class BatchNormalization(FunctionNode):
         self.axis = _normalize_axis_option(axis)
 
     def _check_inputs(self, inputs: tuple) -> None:
-        expect(self.label, len(inputs) == 3, 'in_types.size() == 3', f'{len(inputs)} inputs')
+        require(self.label, len(inputs) == 3, 'in_types.size() == 3',
+                lambda: f'{len(inputs)} inputs')
         x, gamma, beta = inputs
         expect_float(self.label, (x, gamma))
         expect_same_dtype(self.label, inputs)
-        expect(self.label, gamma.shape == beta.shape, 'gamma.shape == beta.shape',
-               f'{gamma.shape} != {beta.shape}')
+        require(self.label, gamma.shape == beta.shape, 'gamma.shape == beta.shape',
+                lambda: f'{gamma.shape} != {beta.shape}')
         _check_bn_shapes(self.label, x, gamma, self.axis)
 
     def forward(self, inputs: tuple) -> tuple:
@@ -250,13 +251,14 @@ class FixedBatchNormalization(FunctionNode):
         self.axis = _normalize_axis_option(axis)
 
     def _check_inputs(self, inputs: tuple) -> None:
-        expect(self.label, len(inputs) == 5, 'in_types.size() == 5', f'{len(inputs)} inputs')
+        require(self.label, len(inputs) == 5, 'in_types.size() == 5',
+                lambda: f'{len(inputs)} inputs')
         x, gamma = inputs[:2]
         expect_float(self.label, (x, gamma))
         expect_same_dtype(self.label, inputs)
         for name, a in zip(('beta', 'mean', 'var'), inputs[2:]):
-            expect(self.label, a.shape == gamma.shape, f'{name}.shape == gamma.shape',
-                   f'{a.shape} != {gamma.shape}')
+            require(self.label, a.shape == gamma.shape, f'{name}.shape == gamma.shape',
+                    f'{a.shape} != {gamma.shape}')
         _check_bn_shapes(self.label, x, gamma, self.axis)
 
     def forward(self, inputs: tuple) -> tuple:
@@ -331,16 +333,17 @@ class LayerNormalization(FunctionNode):
         self.eps = eps
 
     def _check_inputs(self, inputs: tuple) -> None:
-        expect(self.label, len(inputs) == 3, 'in_types.size() == 3', f'{len(inputs)} inputs')
+        require(self.label, len(inputs) == 3, 'in_types.size() == 3',
+                lambda: f'{len(inputs)} inputs')
         x, gamma, beta = inputs
         expect_float(self.label, (x,))
         expect_same_dtype(self.label, inputs)
-        expect(self.label, x.ndim == 2, 'x.ndim == 2', f'{x.ndim} != 2')
-        expect(self.label, gamma.ndim == 1 and beta.ndim == 1, 'gamma.ndim == beta.ndim == 1',
-               f'{gamma.ndim}, {beta.ndim}')
-        expect(self.label, gamma.shape == beta.shape == x.shape[1:],
-               'gamma.shape == beta.shape == x.shape[1:]',
-               f'{gamma.shape}, {beta.shape}, {x.shape[1:]}')
+        require(self.label, x.ndim == 2, 'x.ndim == 2', lambda: f'{x.ndim} != 2')
+        require(self.label, gamma.ndim == 1 and beta.ndim == 1, 'gamma.ndim == beta.ndim == 1',
+                lambda: f'{gamma.ndim}, {beta.ndim}')
+        require(self.label, gamma.shape == beta.shape == x.shape[1:],
+                'gamma.shape == beta.shape == x.shape[1:]',
+                lambda: f'{gamma.shape}, {beta.shape}, {x.shape[1:]}')
 
     def forward(self, inputs: tuple) -> tuple:
         self.retain_inputs((0, 1))

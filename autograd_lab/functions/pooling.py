@@ -21,8 +21,9 @@ from typing import Any
 
 from autograd_lab import backend
 from autograd_lab.function_node import FunctionNode
+from autograd_lab.functions._nn import require
 from autograd_lab.functions._conv import col2im, col2im_shared, get_conv_outsize, im2col, pair
-from autograd_lab.utils.type_check import expect, expect_float
+from autograd_lab.utils.type_check import expect_float
 from autograd_lab.variable import Variable
 
 
@@ -38,7 +39,7 @@ class _Pooling2D(FunctionNode):
 
     def _check_inputs(self, inputs: tuple) -> None:
         expect_float(self.label, inputs)
-        expect(self.label, inputs[0].ndim == 4, 'x.ndim == 4', f'{inputs[0].ndim} != 4')
+        require(self.label, inputs[0].ndim == 4, 'x.ndim == 4', lambda: f'{inputs[0].ndim} != 4')
 
     def _out_size(self, h: int, w: int) -> tuple:
         out_h = get_conv_outsize(h, self.kh, self.sy, self.ph, self.cover_all)
