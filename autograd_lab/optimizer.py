@@ -120,7 +120,14 @@ class Hyperparameter:
 
 
 class HyperparameterProxy:
-    """A property of an optimizer that reads and writes ``self.hyperparam.<name>``."""
+    """A property of an optimizer that reads and writes ``self.hyperparam.<name>``.
+
+    >>> class Opt(GradientMethod):
+    ...     lr = HyperparameterProxy('lr')
+    >>> opt = Opt(); opt.lr = 0.5
+    >>> opt.hyperparam.lr
+    0.5
+    """
 
     def __init__(self, attr_name: str) -> None:
         self._attr_name = attr_name
@@ -314,6 +321,19 @@ class Optimizer:
     Subclasses implement :meth:`update`.  Hooks added with :meth:`add_hook` are
     called with the optimizer, or, when ``hook.call_for_each_param`` is true, with
     ``(param.update_rule, param)`` for every parameter.
+
+    >>> import autograd_lab as chainer
+    >>> class CountingOptimizer(Optimizer):
+    ...     def update(self, lossfun=None, *args, **kwds):
+    ...         self.call_hooks('pre')
+    ...         self.t += 1
+    >>> opt = CountingOptimizer().setup(chainer.Link())
+    >>> def report(o):
+    ...     print('step', o.t)
+    >>> opt.add_hook(report)
+    >>> opt.update(); opt.update()
+    step 0
+    step 1
     """
 
     target: Link | None = None
@@ -441,6 +461,23 @@ class GradientMethod(Optimizer):
 
     Subclasses implement :meth:`create_update_rule`; their hyperparameters live
     in :attr:`hyperparam`, the parent of every rule's hyperparameters.
+
+    >>> import numpy as np, autograd_lab as chainer
+    >>> class SignRule(UpdateRule):
+    ...     def update_core(self, param):
+    ...         param.array[...] -= self.hyperparam.lr * np.sign(param.grad)
+    >>> class SignSGD(GradientMethod):
+    ...     def __init__(self, lr=0.1):
+    ...         super().__init__()
+    ...         self.hyperparam.lr = lr
+    ...     def create_update_rule(self):
+    ...         return SignRule(self.hyperparam)
+    >>> link = chainer.Link(w=(2,))
+    >>> link.w.array[...] = 1.0
+    >>> opt = SignSGD().setup(link)
+    >>> opt.update(lambda: chainer.functions.sum(link.w * np.array([3., -2.], np.float32)))
+    >>> link.w.array
+    array([0.9, 1.1], dtype=float32)
     """
 
     def __init__(self) -> None:

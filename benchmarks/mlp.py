@@ -9,11 +9,13 @@ same run and each in its own single-threaded process (``_peers.py``):
 - ``autograd_lab``;
 - Chainer 7.8.1 and PyTorch (CPU, one thread) when their side venvs exist.
 
-Printed: milliseconds per step, the fastest and the median of ``--steps`` x
+Printed, in milliseconds per step: the fastest and the median of ``--steps`` x
 ``--repeat`` individually timed steps after warm-up, with their ratios to the
-NumPy floor, plus, for ``numpy`` and the Chainer-style frameworks, the fastest
-forward (to the loss), backward and update phases.
-Target (issue 3): autograd_lab <= 1.10x the NumPy floor.
+NumPy floor; for ``numpy`` and the Chainer-style frameworks, the fastest forward
+(to the loss), backward and update phases; and the "fixed" cost, the same step
+on a tiny 4-4-4-3 MLP (batch 2), i.e. the per-step framework overhead that does
+not scale with the arrays.
+Target (issue 3): autograd_lab <= 1.10x the NumPy floor (fastest step).
 ``--profile`` prints a cProfile summary of autograd_lab's steps instead.
 
 Usage: ``python benchmarks/mlp.py [--steps 20] [--repeat 5] [--profile]``.
@@ -35,20 +37,21 @@ from _peers import ONE_THREAD, ROOT, pin_torch_threads, run_child
 
 SIZES = (784, 512, 512, 10)
 BATCH = 128
+TINY = ((4, 4, 4, 3), 2)
 LR = 0.01
 FRAMEWORKS = ('numpy', 'autograd_lab', 'chainer', 'torch')
 
 
-def _data():
+def _data(sizes=SIZES, batch=BATCH):
     import numpy as np
     rng = np.random.RandomState(0)
-    x = rng.rand(BATCH, SIZES[0]).astype(np.float32)
-    t = rng.randint(0, SIZES[-1], BATCH).astype(np.int32)
+    x = rng.rand(batch, sizes[0]).astype(np.float32)
+    t = rng.randint(0, sizes[-1], batch).astype(np.int32)
     return x, t
 
 
-def _best_per_step(step, steps: int, repeat: int) -> dict:
-    """Minimum and median of ``steps * repeat`` individually timed steps.
+def _best_per_step(step, n: int) -> dict:
+    """Minimum and median of ``n`` individually timed steps.
 
     The minimum is the figure compared (the least disturbed by other processes on
     a shared machine); the median shows how noisy the run was.
@@ -56,7 +59,7 @@ def _best_per_step(step, steps: int, repeat: int) -> dict:
     for _ in range(3):
         step()  # warm-up: allocations, BLAS initialisation, lazy parameter init
     times = []
-    for _ in range(repeat * steps):
+    for _ in range(n):
         t0 = time.perf_counter()
         step()
         times.append(time.perf_counter() - t0)
@@ -64,31 +67,55 @@ def _best_per_step(step, steps: int, repeat: int) -> dict:
     return {'step': times[0], 'median': times[len(times) // 2]}
 
 
-def _split(phases, steps: int, repeat: int) -> dict:
-    """Best per-phase time: ``phases`` returns a list of (name, seconds) for one step."""
+def _split(phases, n: int) -> dict:
+    """Fastest time of each phase; ``phases`` runs one step and returns [(name, seconds)]."""
     for _ in range(3):
         phases()
     best: dict = {}
-    for _ in range(repeat * steps):
+    for _ in range(n):
         for name, seconds in phases():
             best[name] = min(best.get(name, float('inf')), seconds)
     return best
 
 
+def measure(build, steps: int, repeat: int) -> dict:
+    """The full-size step and its phases, plus the fixed cost (the ``TINY`` step's minimum)."""
+    step, phases = build(SIZES, BATCH)
+    result = _best_per_step(step, steps * repeat)
+    if phases is not None:
+        result.update(_split(phases, steps * repeat))
+    tiny_step, _ = build(*TINY)
+    result['fixed'] = _best_per_step(tiny_step, 10 * steps * repeat)['step']
+    return result
+
+
+def _timed(forward, backward, update):
+    """A ``phases`` function timing the three callables (each gets the previous result)."""
+    def phases():
+        t0 = time.perf_counter()
+        out = forward()
+        t1 = time.perf_counter()
+        out = backward(out)
+        t2 = time.perf_counter()
+        update(out)
+        t3 = time.perf_counter()
+        return [('forward', t1 - t0), ('backward', t2 - t1), ('update', t3 - t2)]
+    return phases
+
+
 # ---- the NumPy floor ---------------------------------------------------------------------
 
-def measure_numpy(steps: int, repeat: int) -> dict:
+def build_numpy(sizes, batch):
     import numpy as np
-    x, t = _data()
+    x, t = _data(sizes, batch)
     rng = np.random.RandomState(1)
     Ws = [(rng.randn(o, i) * np.sqrt(1.0 / i)).astype(np.float32)
-          for i, o in itertools.pairwise(SIZES)]
-    bs = [np.zeros(o, np.float32) for o in SIZES[1:]]
-    rows = np.arange(BATCH)
+          for i, o in itertools.pairwise(sizes)]
+    bs = [np.zeros(o, np.float32) for o in sizes[1:]]
+    rows = np.arange(batch)
 
     def forward():
-        a0 = x
-        h1 = a0 @ Ws[0].T
+        h1 = x @ Ws[0].T
         h1 += bs[0]
         a1 = np.maximum(h1, 0, out=h1)
         h2 = a1 @ Ws[1].T
@@ -100,13 +127,13 @@ def measure_numpy(steps: int, repeat: int) -> dict:
         e = np.exp(y - m)
         s = e.sum(axis=1, keepdims=True)
         loss = -(y[rows, t] - m[:, 0] - np.log(s[:, 0])).mean()
-        return (a1, a2, e, s), loss
+        return a1, a2, e, s, loss
 
     def backward(cache):
-        a1, a2, e, s = cache
+        a1, a2, e, s, _ = cache
         gy = e / s
         gy[rows, t] -= 1
-        gy *= np.float32(1.0 / BATCH)
+        gy *= np.float32(1.0 / batch)
         gW3, gb3 = gy.T @ a2, gy.sum(axis=0)
         ga2 = gy @ Ws[2]
         ga2 *= a2 > 0
@@ -123,34 +150,23 @@ def measure_numpy(steps: int, repeat: int) -> dict:
             b -= LR * gb
 
     def step():
-        cache, _ = forward()
-        update(backward(cache))
+        update(backward(forward()))
 
-    def phases():
-        t0 = time.perf_counter()
-        cache, _ = forward()
-        t1 = time.perf_counter()
-        grads = backward(cache)
-        t2 = time.perf_counter()
-        update(grads)
-        t3 = time.perf_counter()
-        return [('forward', t1 - t0), ('backward', t2 - t1), ('update', t3 - t2)]
-
-    return {**_best_per_step(step, steps, repeat), **_split(phases, steps, repeat)}
+    return step, _timed(forward, backward, update)
 
 
 # ---- Chainer-style frameworks ---------------------------------------------------------------
 
-def build_chainer_like(chainer, L, F, O):  # noqa: E741 - Chainer's customary names
-    x, t = _data()
+def build_chainer_like(chainer, L, F, O, sizes=SIZES, batch=BATCH):  # noqa: E741 - Chainer's names
+    x, t = _data(sizes, batch)
 
     class MLP(chainer.Chain):
         def __init__(self):
             super().__init__()
             with self.init_scope():
-                self.l1 = L.Linear(SIZES[0], SIZES[1])
-                self.l2 = L.Linear(SIZES[1], SIZES[2])
-                self.l3 = L.Linear(SIZES[2], SIZES[3])
+                self.l1 = L.Linear(sizes[0], sizes[1])
+                self.l2 = L.Linear(sizes[1], sizes[2])
+                self.l3 = L.Linear(sizes[2], sizes[3])
 
         def forward(self, x):
             return self.l3(F.relu(self.l2(F.relu(self.l1(x)))))
@@ -164,34 +180,23 @@ def build_chainer_like(chainer, L, F, O):  # noqa: E741 - Chainer's customary na
     def step():
         opt.update(lossfun)
 
-    def phases():
-        t0 = time.perf_counter()
-        loss = lossfun()
-        t1 = time.perf_counter()
+    def backward(loss):
         model.cleargrads()
         loss.backward()
-        t2 = time.perf_counter()
-        opt.update()
-        t3 = time.perf_counter()
-        return [('forward', t1 - t0), ('backward', t2 - t1), ('update', t3 - t2)]
 
-    return step, phases
+    return step, _timed(lossfun, backward, lambda _: opt.update())
 
 
-def measure_chainer_like(chainer, L, F, O, steps: int, repeat: int) -> dict:  # noqa: E741
-    step, phases = build_chainer_like(chainer, L, F, O)
-    return {**_best_per_step(step, steps, repeat), **_split(phases, steps, repeat)}
+# ---- PyTorch ----------------------------------------------------------------------------------
 
-
-def measure_torch(steps: int, repeat: int) -> dict:
+def build_torch(sizes, batch):
     import torch
-    pin_torch_threads()
-    x, t = _data()
+    x, t = _data(sizes, batch)
     x, t = torch.from_numpy(x), torch.from_numpy(t).long()
     layers = []
-    for i, (n_in, n_out) in enumerate(itertools.pairwise(SIZES)):
+    for i, (n_in, n_out) in enumerate(itertools.pairwise(sizes)):
         layers.append(torch.nn.Linear(n_in, n_out))
-        if i < len(SIZES) - 2:
+        if i < len(sizes) - 2:
             layers.append(torch.nn.ReLU())
     model = torch.nn.Sequential(*layers)
     opt = torch.optim.SGD(model.parameters(), lr=LR)
@@ -202,14 +207,15 @@ def measure_torch(steps: int, repeat: int) -> dict:
         lossfun(model(x), t).backward()
         opt.step()
 
-    return _best_per_step(step, steps, repeat)
+    return step, None
 
 
 def child(framework: str, steps: int, repeat: int) -> dict:
     if framework == 'numpy':
-        return measure_numpy(steps, repeat)
+        return measure(build_numpy, steps, repeat)
     if framework == 'torch':
-        return measure_torch(steps, repeat)
+        pin_torch_threads()
+        return measure(build_torch, steps, repeat)
     if framework == 'chainer':
         import chainer
         import chainer.functions as F
@@ -220,7 +226,8 @@ def child(framework: str, steps: int, repeat: int) -> dict:
         import autograd_lab.functions as F
         import autograd_lab.links as L
         import autograd_lab.optimizers as O
-    return measure_chainer_like(chainer, L, F, O, steps, repeat)
+    return measure(lambda sizes, batch: build_chainer_like(chainer, L, F, O, sizes, batch),
+                   steps, repeat)
 
 
 def profile(steps: int) -> None:
@@ -241,8 +248,18 @@ def profile(steps: int) -> None:
     for _ in range(steps):
         step()
     prof.disable()
-    stats = pstats.Stats(prof).sort_stats('tottime')
-    stats.print_stats(25)
+    pstats.Stats(prof).sort_stats('tottime').print_stats(25)
+
+
+def run_floor(*args: str) -> dict | None:
+    """The NumPy floor, in a child of this interpreter pinned like the others."""
+    env = {**os.environ, **ONE_THREAD, 'PYTHONPATH': str(ROOT)}
+    out = subprocess.run([sys.executable, __file__, '--child', 'numpy', *args], env=env,
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        print(f'numpy: failed\n{out.stderr[-2000:]}', file=sys.stderr)
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -268,24 +285,13 @@ def main() -> None:
     print_table(results, args)
 
 
-def run_floor(*args: str) -> dict | None:
-    """The NumPy floor, in a child of this interpreter pinned like the others."""
-    env = {**os.environ, **ONE_THREAD, 'PYTHONPATH': str(ROOT)}
-    out = subprocess.run([sys.executable, __file__, '--child', 'numpy', *args], env=env,
-                         capture_output=True, text=True, check=False)
-    if out.returncode != 0:
-        print(f'numpy: failed\n{out.stderr[-2000:]}', file=sys.stderr)
-        return None
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def print_table(results: dict, args: argparse.Namespace) -> None:
     n = args.steps * args.repeat
     print(f'One SGD step, MLP {"-".join(map(str, SIZES))} ReLU, batch {BATCH}, float32, '
           f'1 thread (ms/step: fastest and median of {n} timed steps; phases: fastest)')
     floor = results.get('numpy')
     print(f"{'':14}{'step':>9}{'vs numpy':>10}{'median':>9}{'vs numpy':>10}"
-          f"{'forward':>9}{'backward':>9}{'update':>9}")
+          f"{'forward':>9}{'backward':>9}{'update':>9}{'fixed us':>10}")
     for fw, row in results.items():
         if row is None:
             print(f'{fw:14}  not installed (bash benchmarks/setup_peers.sh)')
@@ -296,9 +302,13 @@ def print_table(results: dict, args: argparse.Namespace) -> None:
                  f"{row['median'] / floor['median']:>9.2f}x" if floor else f"{'-':>10}"]
         cells += [f"{row[k] * 1e3:>9.2f}" if k in row else f"{'':>9}"
                   for k in ('forward', 'backward', 'update')]
+        cells.append(f"{row['fixed'] * 1e6:>10.0f}")
         print(f"{fw:14}{''.join(cells)}")
+    sizes, batch = TINY
     print('(numpy: hand-written forward/backward/update, the floor; target for autograd_lab: '
-          'step <= 1.10x)')
+          'step <= 1.10x)\n'
+          f'(fixed us: the same step on a {"-".join(map(str, sizes))} MLP, batch {batch}: '
+          'per-step overhead that does not scale with the arrays)')
 
 
 if __name__ == '__main__':

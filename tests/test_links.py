@@ -191,6 +191,36 @@ def test_nested_paths_and_current_links():
     assert current_links() == ()   # the scope is popped on errors too
 
 
+def test_function_hooks_can_tag_nodes_with_the_calling_link():
+    class Tagger(chainer.FunctionHook):
+        name = 'Tagger'
+
+        def __init__(self):
+            self.tags = []
+
+        def forward_preprocess(self, function, in_data):
+            links = current_links()
+            self.tags.append((function.label, links[-1].path if links else None))
+
+    class MLP(chainer.Chain):
+        def __init__(self):
+            super().__init__()
+            with self.init_scope():
+                self.l1 = L.Linear(3, 4)
+                self.l2 = L.Linear(4, 2)
+
+        def forward(self, x):
+            return self.l2(F.relu(self.l1(x)))
+
+    model = MLP()
+    tagger = Tagger()
+    with tagger:
+        y = model(f32(np.ones((1, 3))))
+        F.sum(y)
+    assert tagger.tags == [('LinearFunction', '/l1'), ('ReLU', '/'), ('LinearFunction', '/l2'),
+                           ('Sum', None)]
+
+
 def test_chainlist():
     layers = chainer.ChainList(Scale(1.0), Scale(2.0))
     layers.append(Scale(3.0))

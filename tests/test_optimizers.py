@@ -568,10 +568,20 @@ def test_large_parameters_update_blockwise_with_identical_results(make):
     for order in ('C', 'F'):
         link = one_param_link(np.array(w0, order=order))
         opt = make().setup(link)
+        rule = link.w.update_rule
+        shapes = []
+        step = rule._step
+        rule._step = (lambda data, *rest, step=step, shapes=shapes:
+                      shapes.append(data.shape) or step(data, *rest))
         for g in grads:
             link.w.grad = np.array(g, order=order)
             opt.update()
         assert link.w.array.flags[f'{order}_CONTIGUOUS']
+        if order == 'C':   # blocked: several 1-D blocks per update, covering every element
+            assert len(shapes) > 3 and all(len(shape) == 1 for shape in shapes)
+            assert sum(shape[0] for shape in shapes) == 3 * w0.size
+        else:              # whole array at once
+            assert shapes == [w0.shape] * 3
         results.append(link.w.array)
     np.testing.assert_array_equal(results[0], results[1])
     assert not np.array_equal(results[0], w0)

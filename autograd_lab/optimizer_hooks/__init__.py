@@ -84,6 +84,13 @@ class GradientClipping:
     The norm is taken over the gradients of all initialized parameters of the
     optimizer's target, as they are at hook time (i.e. still multiplied by the
     loss scale, if any).
+
+    >>> import numpy as np, autograd_lab as chainer, autograd_lab.optimizers as O
+    >>> link = chainer.Link(w=(2,))
+    >>> opt = O.SGD().setup(link)
+    >>> link.w.grad = np.array([6.0, 8.0], np.float32)
+    >>> GradientClipping(5.0)(opt); link.w.grad
+    array([3., 4.], dtype=float32)
     """
 
     name = 'GradientClipping'

@@ -119,7 +119,11 @@ def _check_eps(hp: Any, dtype: Any) -> None:
 # ---- SGD ------------------------------------------------------------------------------
 
 class SGDRule(_Rule):
-    """``p -= lr * g``."""
+    """``p -= lr * g``.
+
+    >>> SGDRule(lr=0.1).hyperparam.lr
+    0.1
+    """
 
     _defaults = _defaults(lr=0.01)
 
@@ -151,7 +155,11 @@ class SGD(GradientMethod):
 # ---- momentum -------------------------------------------------------------------------
 
 class MomentumSGDRule(_Rule):
-    """``v = momentum * v - lr * g; p += v`` (state ``v``)."""
+    """``v = momentum * v - lr * g; p += v`` (state ``v``).
+
+    >>> MomentumSGDRule().hyperparam.momentum
+    0.9
+    """
 
     _defaults = _defaults(lr=0.01, momentum=0.9)
     _state_names = ('v',)
@@ -188,7 +196,11 @@ class MomentumSGD(GradientMethod):
 
 
 class NesterovAGRule(_Rule):
-    """``v = momentum v - lr g; p += momentum² v - (1 + momentum) lr g`` (state ``v``)."""
+    """``v = momentum v - lr g; p += momentum² v - (1 + momentum) lr g`` (state ``v``).
+
+    >>> NesterovAGRule(momentum=0.5).hyperparam.momentum
+    0.5
+    """
 
     _defaults = _defaults(lr=0.01, momentum=0.9)
     _state_names = ('v',)
@@ -229,7 +241,11 @@ class NesterovAG(GradientMethod):
 # ---- adaptive -------------------------------------------------------------------------
 
 class AdaGradRule(_Rule):
-    """``h += g²; p -= lr g / (sqrt(h) + eps)`` (state ``h``)."""
+    """``h += g²; p -= lr g / (sqrt(h) + eps)`` (state ``h``).
+
+    >>> AdaGradRule().hyperparam.eps
+    1e-08
+    """
 
     _defaults = _defaults(lr=0.001, eps=1e-8)
     _state_names = ('h',)
@@ -266,7 +282,11 @@ class AdaGrad(GradientMethod):
 
 class RMSpropRule(_Rule):
     """``ms = alpha ms + (1 - alpha) g²; p -= lr g / (sqrt(ms) + eps)`` (state ``ms``);
-    with ``eps_inside_sqrt`` the denominator is ``sqrt(ms + eps)``."""
+    with ``eps_inside_sqrt`` the denominator is ``sqrt(ms + eps)``.
+
+    >>> RMSpropRule().hyperparam.alpha
+    0.99
+    """
 
     _defaults = _defaults(lr=0.01, alpha=0.99, eps=1e-8, eps_inside_sqrt=False)
     _state_names = ('ms',)
@@ -331,6 +351,12 @@ class AdamRule(_Rule):
     ``p -= eta * (step * m + weight_decay_rate * p)`` with
     ``step = alpha_t / (sqrt(vhat) + eps)`` (clipped to the AdaBound bounds when
     ``adabound``).  float16 parameters compute in float32.
+
+    >>> import numpy as np, autograd_lab as chainer
+    >>> p = chainer.Parameter(np.array([1.0], np.float32)); p.grad = np.array([0.5], np.float32)
+    >>> p.update_rule = AdamRule(alpha=0.1); p.update()
+    >>> p.array.round(5), round(p.update_rule.alpha_t, 4)  # the first step moves by ~alpha
+    (array([0.9], dtype=float32), 0.0316)
     """
 
     _defaults = _defaults(alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8, eta=1.0,
@@ -454,7 +480,11 @@ class Adam(GradientMethod):
 
 
 class AdamW(Adam):
-    """Adam with decoupled weight decay (``eta``, ``weight_decay_rate``)."""
+    """Adam with decoupled weight decay (``eta``, ``weight_decay_rate``).
+
+    >>> AdamW(weight_decay_rate=0.01).weight_decay_rate
+    0.01
+    """
 
     def __init__(self, alpha: float = _ADAM.alpha, beta1: float = _ADAM.beta1,
                  beta2: float = _ADAM.beta2, eps: float = _ADAM.eps, eta: float = _ADAM.eta,
@@ -464,7 +494,11 @@ class AdamW(Adam):
 
 
 class AMSGrad(Adam):
-    """Adam with ``amsgrad=True`` (the running maximum of ``v``)."""
+    """Adam with ``amsgrad=True`` (the running maximum of ``v``).
+
+    >>> AMSGrad().amsgrad
+    True
+    """
 
     def __init__(self, alpha: float = _ADAM.alpha, beta1: float = _ADAM.beta1,
                  beta2: float = _ADAM.beta2, eps: float = _ADAM.eps,
@@ -473,7 +507,11 @@ class AMSGrad(Adam):
 
 
 class AdaBound(Adam):
-    """Adam with ``adabound=True`` (step clipped into bounds that tighten towards SGD)."""
+    """Adam with ``adabound=True`` (step clipped into bounds that tighten towards SGD).
+
+    >>> AdaBound().adabound, AdaBound().final_lr
+    (True, 0.1)
+    """
 
     def __init__(self, alpha: float = _ADAM.alpha, beta1: float = _ADAM.beta1,
                  beta2: float = _ADAM.beta2, final_lr: float = _ADAM.final_lr,
@@ -484,7 +522,11 @@ class AdaBound(Adam):
 
 
 class AMSBound(Adam):
-    """Adam with both ``amsgrad`` and ``adabound``."""
+    """Adam with both ``amsgrad`` and ``adabound``.
+
+    >>> opt = AMSBound(); opt.amsgrad, opt.adabound
+    (True, True)
+    """
 
     def __init__(self, alpha: float = _ADAM.alpha, beta1: float = _ADAM.beta1,
                  beta2: float = _ADAM.beta2, final_lr: float = _ADAM.final_lr,

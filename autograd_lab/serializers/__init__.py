@@ -21,7 +21,21 @@ from typing import Any
 
 class AbstractSerializer:
     """Visits an object hierarchy: ``s[key]`` is a child serializer, ``s(key, value)``
-    saves or loads one value."""
+    saves or loads one value.
+
+    >>> class Printer(Serializer):
+    ...     def __init__(self, path=''):
+    ...         self.path = path
+    ...     def __getitem__(self, key):
+    ...         return Printer(self.path + key + '/')
+    ...     def __call__(self, key, value):
+    ...         print(self.path + key, getattr(value, 'shape', value))
+    ...         return value
+    >>> import autograd_lab.links as L
+    >>> Printer().save(L.Linear(3, 2))
+    W (2, 3)
+    b (2,)
+    """
 
     def __getitem__(self, key: str) -> AbstractSerializer:
         raise NotImplementedError
@@ -31,7 +45,11 @@ class AbstractSerializer:
 
 
 class Serializer(AbstractSerializer):
-    """Base class of serializers (writers)."""
+    """Base class of serializers (writers); see :class:`AbstractSerializer` for an example.
+
+    >>> issubclass(DictionarySerializer, Serializer)
+    True
+    """
 
     def save(self, obj: Any) -> None:
         """Serialize ``obj`` (``obj.serialize(self)``)."""
@@ -39,7 +57,11 @@ class Serializer(AbstractSerializer):
 
 
 class Deserializer(AbstractSerializer):
-    """Base class of deserializers (readers)."""
+    """Base class of deserializers (readers); loading calls ``obj.serialize(self)``.
+
+    >>> issubclass(NpzDeserializer, Deserializer)
+    True
+    """
 
     def load(self, obj: Any) -> None:
         """Deserialize into ``obj`` (``obj.serialize(self)``)."""

@@ -21,6 +21,11 @@ class DictionarySerializer(Serializer):
     """Collects every value into a flat dict ``{path: ndarray}`` (``target``).
 
     ``None`` is stored as a 0-dim object array, as Chainer does.
+
+    >>> import autograd_lab.links as L
+    >>> s = DictionarySerializer(); s.save(L.Linear(3, 2))
+    >>> sorted((k, v.shape) for k, v in s.target.items())
+    [('W', (2, 3)), ('b', (2,))]
     """
 
     def __init__(self, target: dict | None = None, path: str = '') -> None:
@@ -39,7 +44,12 @@ class DictionarySerializer(Serializer):
 
 
 def serialize(obj: Any) -> dict:
-    """``obj`` serialized into a flat ``{path: ndarray}`` dictionary."""
+    """``obj`` serialized into a flat ``{path: ndarray}`` dictionary.
+
+    >>> import autograd_lab as chainer, autograd_lab.links as L
+    >>> sorted(serialize(chainer.Chain(fc=L.Linear(2, 2))))
+    ['fc/W', 'fc/b']
+    """
     s = DictionarySerializer()
     s.save(obj)
     return s.target
@@ -52,6 +62,11 @@ def save_npz(file: Any, obj: Any, compression: bool = True) -> None:
         file: a path or a writable binary file object.
         obj: the object to save.
         compression: use ``numpy.savez_compressed`` (True) or ``numpy.savez``.
+
+    >>> import io, numpy as np, autograd_lab.links as L
+    >>> buf = io.BytesIO(); save_npz(buf, L.Linear(3, 2)); _ = buf.seek(0)
+    >>> sorted(np.load(buf).files)
+    ['W', 'b']
     """
     if isinstance(file, (str, os.PathLike)):
         with open(file, 'wb') as f:
@@ -72,6 +87,14 @@ class NpzDeserializer(Deserializer):
         path: the path in the archive this deserializer reads under.
         strict: raise ``KeyError`` for a missing entry (else keep the value).
         ignore_names: a name, a predicate, or a list of them, for entries to skip.
+
+    >>> import io, numpy as np, autograd_lab.links as L
+    >>> buf = io.BytesIO(); save_npz(buf, L.Linear(3, 2, initial_bias=1.0)); _ = buf.seek(0)
+    >>> target = L.Linear(3, 2)
+    >>> with np.load(buf) as npz:
+    ...     NpzDeserializer(npz, ignore_names='W').load(target)
+    >>> target.b.array
+    array([1., 1.], dtype=float32)
     """
 
     def __init__(self, npz: Any, path: str = '', strict: bool = True,
@@ -134,6 +157,12 @@ def load_npz(file: Any, obj: Any, path: str = '', strict: bool = True,
         path: read only the entries under this path (e.g. ``'updater/model:main/'``).
         strict: raise ``KeyError`` when an expected entry is missing.
         ignore_names: entry names (or predicates) to skip.
+
+    >>> import io, autograd_lab.links as L
+    >>> src = L.Linear(3, 2); buf = io.BytesIO(); save_npz(buf, src); _ = buf.seek(0)
+    >>> lazy = L.Linear(2)                 # W uninitialized: its shape comes from the file
+    >>> load_npz(buf, lazy); lazy.W.shape
+    (2, 3)
     """
     with numpy.load(file, allow_pickle=True) as f:
         NpzDeserializer(f, path=path, strict=strict, ignore_names=ignore_names).load(obj)
