@@ -22,6 +22,7 @@ from autograd_lab.variable import Variable, VariableNode, as_array, as_variable 
 from autograd_lab.parameter import Parameter  # noqa: F401
 from autograd_lab.function_hook import FunctionHook, get_function_hooks  # noqa: F401
 from autograd_lab.function_node import FunctionNode  # noqa: F401
+from autograd_lab import function_hooks  # noqa: F401
 from autograd_lab.backprop import BackwardStep, BackwardStepper, backward, grad  # noqa: F401
 from autograd_lab import variable  # noqa: F401
 from autograd_lab import initializers  # noqa: F401
@@ -39,3 +40,21 @@ _operators.install()
 
 __version__ = '0.1.0'
 del configuration
+
+
+def load_ipython_extension(ipython: object) -> None:
+    """``%load_ext autograd_lab``: add the ``%%autograd_lab`` cell magic (the graph widget).
+
+    The widget package is imported only here, when the extension is loaded, so the
+    engine itself never imports it.
+    """
+    import importlib  # noqa: PLC0415 - deferred on purpose
+
+    importlib.import_module('autograd_lab_widget').load_ipython_extension(ipython)
+
+
+def unload_ipython_extension(ipython: object) -> None:
+    """``%unload_ext autograd_lab``: remove the cell magic again."""
+    import importlib  # noqa: PLC0415 - deferred on purpose
+
+    importlib.import_module('autograd_lab_widget').unload_ipython_extension(ipython)

@@ -36,6 +36,7 @@ array(5.)
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import warnings
 from typing import Any
@@ -46,11 +47,15 @@ import numpy
 from autograd_lab import backend
 from autograd_lab import events as _events
 from autograd_lab.configuration import config
-from autograd_lab.function_hook import _state as _hook_state
+from autograd_lab import function_hook as _function_hook
 from autograd_lab.function_node import FunctionNode
 from autograd_lab.variable import Variable
 
 _ndarray = numpy.ndarray
+# record codes of the events a backward step announces (see events: records)
+_STEP_STARTED = _events.code(_events.BackwardStepStarted)
+_STEP_DONE = _events.code(_events.BackwardStepDone)
+_RELEASED = _events.code(_events.GradReleased)
 
 
 class BackwardStep:
@@ -102,12 +107,22 @@ class BackwardStepper:
         self._grads: dict = {}
         self._results: dict = {}
         self._heap: list = []
+        # The smallest heap entries, sorted, for the frontier that step events list (see
+        # ``_frontier_top``); None when not kept up to date.
+        self._top: list | None = None
         self._seen: set = set()
         self._undo: dict = {}
-        self._failed: BaseException | None = None
+        self._failed: str | None = None  # why a step failed (then the stepper is done)
         self._run_id: int | None = None  # set when observers are told about this backward
+        self._finished = False
+        self._inputs: tuple = ()  # grad(): the variables whose gradients are asked for
+        self._set_grad = False
+        self._final: list | None = None  # grad()'s results, fixed when the stepper finishes
         self._mode = 'backward' if leaves_get_grads else 'grad'
         self._roots = tuple(node for node, _ in seeds)
+        for k, (node, grad) in enumerate(seeds):
+            _check_seed(k, node, grad)  # a bad seed is the caller's error, not a function's
+        self._begin()  # announced before anything it makes (e.g. seed Variables)
         for node, grad in seeds:
             self._grads[node] = self._as_grad(grad)
         for node, _ in seeds:
@@ -139,24 +154,40 @@ class BackwardStepper:
             grad = backend.get_array_module(data).ones_like(data)
             if loss_scale is not None:
                 grad *= loss_scale
-            if root._node._creator_node is None:
-                root._grad, root._grad_var = grad, None
+            seeded = True
+        else:
+            seeded = False
         stepper = cls([(root._node, grad)], leaves_get_grads=True, retain_grad=retain_grad,
                       enable_double_backprop=enable_double_backprop, loss_scale=loss_scale)
         if root._node._creator_node is not None:
             stepper._remember(root)
             root._grad = root._grad_var = None  # the root's own grad is released like others
         else:
+            if seeded:  # backward() of a leaf: its gradient is the seed itself
+                root._grad, root._grad_var = grad, None
+                if _events.active:
+                    _events.grad_changed(_events.GradSet, root)
             root._loss_scale = loss_scale
+        stepper._finish_if_done()
         return stepper
 
     @classmethod
     def for_grad(cls, outputs: Sequence[Variable], inputs: Sequence[Variable],
                  grad_outputs: Sequence[Any] | None = None,
-                 grad_inputs: Sequence[Any] | None = None, retain_grad: bool = False,
-                 enable_double_backprop: bool = False,
+                 grad_inputs: Sequence[Any] | None = None, set_grad: bool = False,
+                 retain_grad: bool = False, enable_double_backprop: bool = False,
                  loss_scale: float | None = None) -> BackwardStepper:
-        """The stepper of :func:`grad`: only the paths from ``inputs`` to ``outputs``."""
+        """The stepper of :func:`grad` (same arguments): only the paths from ``inputs`` to
+        ``outputs``.  When it finishes, :meth:`results` holds the gradients and, with
+        ``set_grad``, they are stored in ``inputs[i].grad_var``, as :func:`grad` does.
+
+        >>> import numpy as np, autograd_lab as chainer
+        >>> x = chainer.Variable(np.array(3.0))
+        >>> stepper = BackwardStepper.for_grad([x * x], [x], set_grad=True)
+        >>> stepper.run()
+        >>> stepper.results()[0].array, x.grad
+        (array(6.), array(6.))
+        """
         outputs, inputs = _check_sequence('outputs', outputs), _check_sequence('inputs', inputs)
         grad_outputs = _check_lengths('grad_outputs', grad_outputs, outputs)
         grad_inputs = _check_lengths('grad_inputs', grad_inputs, inputs)
@@ -166,13 +197,19 @@ class BackwardStepper:
                 gy = backend.get_array_module(y._data).ones_like(y._data)
                 if loss_scale is not None:
                     gy *= loss_scale
+                if enable_double_backprop:  # a constant, as Chainer's: nothing flows into it
+                    gy = Variable(gy, requires_grad=False)
             seeds.append((y._node, gy))
         seeds += [(x._node, gx) for x, gx in zip(inputs, grad_inputs) if gx is not None]
         input_nodes = [x._node for x in inputs]
         required = _nodes_between(outputs, input_nodes)
-        return cls(seeds, leaves_get_grads=False, required=required, input_nodes=input_nodes,
-                   retain_grad=retain_grad, enable_double_backprop=enable_double_backprop,
-                   loss_scale=loss_scale)
+        stepper = cls(seeds, leaves_get_grads=False, required=required, input_nodes=input_nodes,
+                      retain_grad=retain_grad, enable_double_backprop=enable_double_backprop,
+                      loss_scale=loss_scale)
+        stepper._inputs = tuple(inputs)
+        stepper._set_grad = set_grad
+        stepper._finish_if_done()
+        return stepper
 
     # ---- what is next --------------------------------------------------------------
 
@@ -196,15 +233,11 @@ class BackwardStepper:
         func = self.next_function
         if func is None:
             return 'Backward is finished: no function is waiting.'
-        others = len(self._heap) - 1
-        tie = [e for e in self._heap if e[2] is not func and e[2].rank == func.rank]
-        text = (f'{func.label} (rank {func.rank}) has the highest rank of the '
-                f'{others + 1} waiting function(s). Every function that used its outputs has a '
-                'higher rank and has already run, so the gradients of its outputs are complete.')
-        if tie:
-            text += (f' {len(tie)} other function(s) share rank {func.rank}; among equals the '
-                     'one that entered the frontier first goes first.')
-        return text
+        return _reason(func.label, func.rank, len(self._heap), self._ties(func))
+
+    def _ties(self, func: FunctionNode) -> int:
+        key = -func.rank
+        return sum(1 for entry in self._heap if entry[0] == key) - 1
 
     def pending_grad(self, node: Any) -> Any:
         """The gradient accumulated so far for VariableNode ``node`` (None if none yet)."""
@@ -219,96 +252,168 @@ class BackwardStepper:
     def run(self) -> None:
         """Run every remaining step (the same steps as :meth:`step`, without records)."""
         if self.done:
+            self._finish_if_done()
             return
         if _events.active:  # observed: the same steps, announced one by one
-            while not self.done:
-                self._step(record=False)
+            old = config.enable_backprop
+            config.enable_backprop = self._double
+            try:
+                while self._heap and self._failed is None:
+                    self._advance(False, True)
+            finally:
+                config.enable_backprop = old
             return
         heap, pop, run_function = self._heap, heapq.heappop, self._run_function
+        self._top = None  # these pops do not keep it
         old = config.enable_backprop
         config.enable_backprop = self._double
         try:
             while heap:
                 run_function(pop(heap)[2], False)
         except BaseException as error:
-            self._failed = error
+            self._failed = repr(error)  # not the error: its traceback holds this stepper
             self._rollback()
             raise
         finally:
             config.enable_backprop = old
+        self._finish_if_done()
 
-    def results(self, inputs: Sequence[Variable]) -> list:
-        """The gradients w.r.t. ``inputs`` (for :func:`grad`), as Variables or None."""
+    def results(self, inputs: Sequence[Variable] | None = None) -> list:
+        """The gradients w.r.t. ``inputs`` (default: :meth:`for_grad`'s), as Variables or
+        None; None also for an input that does not require grad, as :func:`grad` returns."""
+        if inputs is None and self._final is not None:
+            return list(self._final)  # the same Variables every time, as grad() returned them
         out = []
-        for x in inputs:
+        for x in self._inputs if inputs is None else inputs:
             node = x._node
             g = self._results[node] if node in self._results else self._grads.get(node)
-            out.append(_as_variable(g))
+            out.append(_as_variable(g) if x._requires_grad else None)
         return out
 
     def _step(self, record: bool) -> BackwardStep | None:
         if not self._heap or self._failed is not None:
             return None
-        observed = _events.active
-        if observed:
-            self._announce_step(self._heap[0][2])
-        func = heapq.heappop(self._heap)[2]
+        old = config.enable_backprop
+        config.enable_backprop = self._double
         try:
-            old = config.enable_backprop
-            config.enable_backprop = self._double
-            if observed:
-                _events._context.func_id = _events.uid(func)
-            try:
-                result = self._run_function(func, record or observed)
-            finally:
-                config.enable_backprop = old
-                if observed:
-                    _events._context.func_id = None
+            return self._advance(record, _events.active)
+        finally:
+            config.enable_backprop = old
+
+    def _advance(self, record: bool, observed: bool) -> BackwardStep | None:
+        """One step, with ``config.enable_backprop`` already set by the caller."""
+        heap = self._heap
+        if observed:
+            self._announce_step(heap[0][2])
+        entry = heapq.heappop(heap)
+        func = entry[2]
+        top = self._top
+        if top is not None:  # the heap's smallest entry is the first of the sorted top
+            if top and top[0] is entry:
+                del top[0]
+            else:
+                self._top = None
+        try:
+            if observed:  # functions applied by this backward are tagged with it
+                context = _events._context
+                outer = context.func_id
+                context.func_id = func._uid or _events.uid(func)
+                try:
+                    result = self._run_function(func, True)
+                finally:
+                    context.func_id = outer
+            else:
+                result = self._run_function(func, record)
         except BaseException as error:
-            self._failed = error
+            self._failed = repr(error)  # not the error: its traceback holds this stepper
             self._rollback()
-            if observed:
+            if observed and self._run_id is not None:
                 _events.emit(_events.BackwardFinished(run_id=self._run_id, ok=False,
                                                       error=repr(error)))
             raise
         if observed:
             self._announce_done(result)
+        if not heap:
+            self._finish_if_done()
         return result
+
+    def _finish_if_done(self) -> None:
+        """Once no function is left: store ``set_grad`` results, then say it finished."""
+        if self._finished or self._heap or self._failed is not None:
+            return
+        self._finished = True
+        if self._inputs:
+            self._final = self.results()
+        if self._set_grad:
+            for x, gx in zip(self._inputs, self._final):
+                x.grad_var = gx
+        if self._run_id is not None and _events._subscribers:
+            _events.emit(_events.BackwardFinished(run_id=self._run_id, ok=True))
 
     # ---- telling observers (only while someone listens) ----------------------------------
 
+    def _begin(self) -> None:
+        """Tell subscribers this backward started (at most once per stepper)."""
+        if self._run_id is not None or not (_events.active and _events._subscribers):
+            return
+        uid = _events.uid
+        self._run_id = next(_events._ids)
+        _events.emit(_events.BackwardStarted(
+            run_id=self._run_id, mode=self._mode, root_ids=tuple(uid(n) for n in self._roots),
+            retain_grad=self._retain_grad, enable_double_backprop=self._double,
+            loss_scale=self._loss_scale))
+
     def _announce_step(self, func: FunctionNode) -> None:
+        if not _events._subscribers:  # only FunctionHooks listen: no events to build
+            return
         uid = _events.uid
         if self._run_id is None:
-            self._run_id = next(_events._ids)
-            _events.emit(_events.BackwardStarted(
-                run_id=self._run_id, mode=self._mode, root_ids=tuple(uid(n) for n in self._roots),
-                retain_grad=self._retain_grad, enable_double_backprop=self._double,
-                loss_scale=self._loss_scale))
-        outputs = [ref() for ref in func.outputs or ()]
-        _events.emit(_events.BackwardStepStarted(
-            run_id=self._run_id, func_id=uid(func), rank=func.rank,
-            frontier_ids=tuple(uid(f) for f in self.frontier),
-            grad_outputs=tuple(_events.snapshot(_raw(self._grads.get(n))) if n is not None
-                               else None for n in outputs),
-            reason=self.why_next()))
+            self._begin()  # a subscriber may have arrived after the stepper was made
+        snapshot, grads, heap = _events._snap, self._grads, self._heap
+        grad_outputs = []
+        for ref in func.outputs or ():
+            node = ref()
+            if node is None:
+                grad_outputs.append(None)
+                continue
+            g = grads.get(node)
+            grad_outputs.append(snapshot(g if g is None or type(g) is _ndarray else _raw(g)))
+        if len(heap) == 1:  # the common case of a chain: no sorting, no ties
+            frontier, ties = (func._uid or uid(func),), 0
+        else:  # the first few in order, without sorting (or even reading) the whole heap
+            first = self._frontier_top(_events.FRONTIER_MAX)
+            frontier = tuple([entry[2]._uid or uid(entry[2]) for entry in first])
+            ties = sum(1 for entry in first if entry[0] == first[0][0]) - 1
+        # A record, not an Event (see events): the sentence is written only if it is read.
+        rank = func.rank
+        _events._deliver((
+            _STEP_STARTED, next(_events._seq), _events._get_ident(),
+            self._run_id, func._uid or uid(func), rank, frontier, tuple(grad_outputs),
+            _REASON + (func._announced_label or func.label, rank, len(heap), ties), len(heap)))
 
     def _announce_done(self, step: BackwardStep) -> None:
-        uid = _events.uid
+        if self._run_id is None or not _events._subscribers:
+            return
+        uid, seq, ident = _events.uid, _events._seq, _events._get_ident()
+        records = []  # the released grads, then the step: delivered together
         func = step.function
         if func.outputs is not None and not self._retain_grad:
             for ref, gy in zip(func.outputs, step.grad_outputs):
                 node = ref()
                 if node is not None and gy is not None and node not in self._input_nodes:
-                    _events.emit(_events.GradReleased(var_id=uid(node)))
+                    records.append((_RELEASED, next(seq), ident, node._uid or uid(node),
+                                    None))
         inputs = func.inputs or ()
-        _events.emit(_events.BackwardStepDone(
-            run_id=self._run_id, func_id=uid(func),
-            target_input_ids=tuple(uid(inputs[i]) for i in step.target_input_indexes),
-            grad_inputs=tuple(_events.snapshot(_raw(g)) for g in step.grad_inputs),
-            accumulation=step.accumulation))
-        if not self._heap:
-            _events.emit(_events.BackwardFinished(run_id=self._run_id, ok=True))
+        snapshot = _events._snap
+        targets, grads = [], []
+        for i, g in zip(step.target_input_indexes, step.grad_inputs):
+            node = inputs[i]
+            targets.append(node._uid or uid(node))
+            grads.append(snapshot(g if g is None or type(g) is _ndarray else _raw(g)))
+        records.append((_STEP_DONE, next(seq), ident, self._run_id,
+                        func._uid or uid(func), tuple(targets), tuple(grads),
+                        step.accumulation))
+        _events._deliver_records(records)
 
     def _run_function(self, func: FunctionNode, record: bool) -> BackwardStep | None:
         grads = self._grads
@@ -340,15 +445,13 @@ class BackwardStepper:
         if not targets:
             return BackwardStep(func, gys, (), (), ()) if record else None
 
-        hooks = _hook_state.hooks
-        if hooks or func._local_function_hooks:
-            hooks = [*hooks.values(), *func.local_function_hooks.values()]
+        # The same observation switch as events: hooks are looked up only while it is on.
+        hooks = (_function_hook.hooks_of(func) if _events._hook_count else None) \
+            if _events.active else None
+        if hooks is not None:
             in_data = tuple([x.data for x in in_nodes])
             out_grad = tuple([_raw(g) for g in gys])
-            for hook in hooks:
-                hook.backward_preprocess(func, in_data, out_grad)
-        else:
-            hooks = None
+            _function_hook.backward_preprocess(hooks, func, in_data, out_grad)
 
         if hooks is None and not self._double and hasattr(func, 'backward_arrays'):
             gxs = func.backward_arrays(targets, gys)
@@ -394,8 +497,7 @@ class BackwardStepper:
             if record:
                 accumulation[k] = how
         if hooked:
-            for hook in hooks:
-                hook.backward_postprocess(func, in_data, out_grad)
+            _function_hook.backward_postprocess(hooks, func, in_data, out_grad)
         if record:
             return BackwardStep(func, gys, targets, tuple(gxs), tuple(accumulation))
         return None
@@ -431,12 +533,7 @@ class BackwardStepper:
         else:
             raise TypeError(f'{_bug(func)}\nIts backward returned a {type(gx).__name__} as the '
                             f'gradient of input {i}; expected a Variable, an array or None.')
-        if node.dtype is not None and array.dtype != node.dtype:
-            raise TypeError(f'{_bug(func)}\nThe gradient of input {i} has dtype {array.dtype}, '
-                            f'but the input has dtype {node.dtype}.')
-        if node.shape is not None and array.shape != node.shape:
-            raise ValueError(f'{_bug(func)}\nThe gradient of input {i} has shape {array.shape}, '
-                             f'but the input has shape {node.shape}.')
+        _check_like(array, node, f'{_bug(func)}\nThe gradient of input {i}', 'the input', '.')
         if self._double:
             return gx if isinstance(gx, Variable) else Variable(gx)
         return array
@@ -446,7 +543,31 @@ class BackwardStepper:
     def _push(self, func: FunctionNode | None) -> None:
         if func is not None and func not in self._seen:
             self._seen.add(func)
-            heapq.heappush(self._heap, (-func.rank, len(self._seen), func))
+            entry = (-func.rank, len(self._seen), func)
+            heapq.heappush(self._heap, entry)
+            if self._top is not None:
+                self._top_add(entry)
+
+    # The frontier of a step event lists the first FRONTIER_MAX waiting functions.  With
+    # many waiting (double backprop: hundreds), finding them at every step cost more than
+    # the step itself, so the smallest entries are kept sorted between steps in ``_top``:
+    # every heap entry not in it is larger than its last one.  A pop takes its first
+    # entry, a push goes in only if it is smaller than its last (or it holds the whole
+    # heap); it is refilled from the heap when it runs short.
+
+    def _frontier_top(self, k: int) -> list:
+        """The ``k`` smallest heap entries, in order (``_heap_top``, kept between steps)."""
+        top, heap = self._top, self._heap
+        if top is None or (len(top) < k and len(top) < len(heap)):
+            top = self._top = _heap_top(heap, 2 * k)
+        return top[:k]
+
+    def _top_add(self, entry: tuple) -> None:
+        top = self._top
+        if len(top) == len(self._heap) - 1 or (top and entry < top[-1]):
+            bisect.insort(top, entry)
+            if len(top) > 2 * _events.FRONTIER_MAX:
+                del top[-1]
 
     def _as_grad(self, g: Any) -> Any:
         if g is None:
@@ -468,6 +589,73 @@ class BackwardStepper:
         self._undo.clear()
         self._grads.clear()
         self._heap.clear()
+        self._top = None
+
+
+def _check_like(array: Any, node: Any, what: str, owner: str, end: str = '') -> None:
+    """Raise unless ``array`` has ``node``'s dtype and shape (where the node knows them)."""
+    if node.dtype is not None and array.dtype != node.dtype:
+        raise TypeError(f'{what} has dtype {array.dtype}, but {owner} has dtype '
+                        f'{node.dtype}{end}')
+    if node.shape is not None and array.shape != node.shape:
+        raise ValueError(f'{what} has shape {array.shape}, but {owner} has shape '
+                         f'{node.shape}{end}')
+
+
+def _check_seed(k: int, node: Any, grad: Any) -> None:
+    """Reject an initial gradient that cannot belong to ``node`` before any work is done.
+
+    Without this a wrong ``grad_outputs`` entry surfaced later as an obscure error
+    blaming a built-in function's backward.
+    """
+    if grad is None:
+        return
+    array = grad._data if isinstance(grad, Variable) else grad
+    if not backend.is_array(array):
+        raise TypeError(f'the initial gradient {k} must be an array or a Variable, '
+                        f'not {type(array).__name__}')
+    _check_like(array, node, f'the initial gradient {k}', 'its variable')
+    var = node._variable()
+    data = var._data if var is not None else node.data
+    if data is not None and backend.get_array_module(data) is not \
+            backend.get_array_module(array):
+        raise TypeError(f'the initial gradient {k} is on '
+                        f'{backend.get_device_from_array(array)}, but its variable is on '
+                        f'{backend.get_device_from_array(data)}')
+
+
+def _heap_top(heap: list, k: int) -> list:
+    """The ``k`` smallest entries of a binary heap, in order, in O(k log k)."""
+    size = len(heap)
+    if size <= k:
+        return sorted(heap)
+    push, pop = heapq.heappush, heapq.heappop
+    out: list = []
+    append = out.append
+    candidates = [(heap[0], 0)]  # entries whose parents are already out, by heap position
+    while len(out) < k:
+        entry, i = pop(candidates)
+        append(entry)
+        child = 2 * i + 1
+        if child < size:
+            push(candidates, (heap[child], child))
+            if child + 1 < size:
+                push(candidates, (heap[child + 1], child + 1))
+    return out
+
+
+def _reason(label: str, rank: int, waiting: int, ties: int) -> str:
+    text = (f'{label} (rank {rank}) has the highest rank of the {waiting} waiting '
+            'function(s). Every function that used its outputs has a higher rank and has '
+            'already run, so the gradients of its outputs are complete.')
+    if ties:
+        text += (f' {ties} other function(s) share rank {rank}; among equals the one that '
+                 'entered the frontier first goes first.')
+    return text
+
+
+# BackwardStepStarted.reason is written only if read: ``_REASON + (label, rank, waiting, ties)``
+_REASON = _events.lazy(_reason)
 
 
 def _bug(func: FunctionNode) -> str:
@@ -565,18 +753,11 @@ def grad(outputs: Sequence[Variable], inputs: Sequence[Variable],
     (array(27.), array(18.))
     """
     stepper = BackwardStepper.for_grad(outputs, inputs, grad_outputs, grad_inputs,
-                                       retain_grad=retain_grad,
+                                       set_grad=set_grad, retain_grad=retain_grad,
                                        enable_double_backprop=enable_double_backprop,
                                        loss_scale=loss_scale)
     stepper.run()
-    gxs = stepper.results(inputs)
-    for i, x in enumerate(inputs):
-        if not x._requires_grad:
-            gxs[i] = None
-    if set_grad:
-        for x, gx in zip(inputs, gxs):
-            x.grad_var = gx
-    return gxs
+    return stepper.results()
 
 
 def backward(outputs: Iterable[Variable], grad_outputs: Sequence[Any] | None = None, *,

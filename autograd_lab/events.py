@@ -9,7 +9,14 @@ the project reaches into the engine.
 Events name variables and functions by stable ids (:func:`uid`): small integers
 handed out in order of first appearance, never ``id()``, so they are never reused.
 
-With no subscriber the engine pays one boolean test per operation (``active``).
+With no subscriber the engine pays one boolean test per operation (``active``);
+``benchmarks/events_overhead.py`` compares it with an engine whose event code is
+removed.  While observed, the frequent announcements are built as compact records
+(tuples) that an :class:`EventLog` stores as they are and turns into events when
+they are read, so a log left open during training costs as little as possible.
+The same test guards Chainer's FunctionHooks (:mod:`autograd_lab.function_hook`):
+``active`` is true while anything observes the engine, an event subscriber or a
+registered hook, and the engine's announce points then serve both.
 
 >>> import numpy as np, autograd_lab as chainer
 >>> with recording() as log:
@@ -27,6 +34,7 @@ With no subscriber the engine pays one boolean test per operation (``active``).
 from __future__ import annotations
 
 import collections
+import dataclasses
 import itertools
 import threading
 import warnings
@@ -37,11 +45,16 @@ from collections.abc import Callable
 
 import numpy
 
-#: True while at least one subscriber listens; the engine tests it before emitting.
+_ndarray = numpy.ndarray
+
+#: True while anything observes the engine (an event subscriber or a FunctionHook);
+#: the engine tests it, and only it, before announcing anything.
 active = False
 
-_lock = threading.Lock()
+# Reentrant: a hook table's finaliser may run (garbage collection) while this thread holds it.
+_lock = threading.RLock()
 _subscribers: tuple = ()
+_hook_count = 0  # FunctionHook registrations alive, global (any thread) or on a node
 _ids = itertools.count(1)
 _seq = itertools.count(1)
 
@@ -49,6 +62,8 @@ _seq = itertools.count(1)
 SNAPSHOT_MAX_ELEMENTS = 64
 #: Default bound of an :class:`EventLog` (a ring buffer: the oldest events are dropped).
 DEFAULT_LOG_SIZE = 100_000
+#: The most waiting functions a BackwardStepStarted event lists.
+FRONTIER_MAX = 16
 
 
 class EventSubscriberWarning(UserWarning):
@@ -57,12 +72,18 @@ class EventSubscriberWarning(UserWarning):
 
 def uid(obj: Any) -> int | None:
     """The stable id of a Variable (its node's), a VariableNode or a FunctionNode."""
-    if obj is None:
-        return None
-    node = getattr(obj, '_node', obj)
-    ident = node._uid
+    try:
+        ident = obj._uid  # a VariableNode or a FunctionNode
+    except AttributeError:  # a Variable: its node's id (or None for None)
+        if obj is None:
+            return None
+        obj = obj._node
+        ident = obj._uid
     if ident is None:
-        ident = node._uid = next(_ids)
+        with _lock:  # two threads naming one node must agree on its id
+            ident = obj._uid
+            if ident is None:
+                ident = obj._uid = next(_ids)
     return ident
 
 
@@ -86,6 +107,8 @@ def snapshot(array: Any) -> Any:
     """A CPU copy of a small array, a :class:`Summary` of a large one, None for None."""
     if array is None:
         return None
+    if type(array) is numpy.ndarray and array.size <= SNAPSHOT_MAX_ELEMENTS:
+        return array.copy()  # the common case, first
     array = getattr(array, '_data', array)  # a Variable's array
     if not isinstance(array, numpy.ndarray):
         getter = getattr(array, 'get', None)
@@ -125,6 +148,8 @@ class VariableCreated(Event):
     is_parameter: bool = False
     creator_id: int | None = None
     data: Any = None
+    #: Path of the innermost Link whose ``__call__`` was running (``'/predictor/l1'``), or None.
+    scope: str | None = None
 
 
 @dataclass(frozen=True)
@@ -141,6 +166,8 @@ class FunctionApplied(Event):
     output_ids: tuple = ()
     recorded: bool = True
     in_backward_of: int | None = None
+    #: Path of the innermost Link whose ``__call__`` was running, or None.
+    scope: str | None = None
 
 
 @dataclass(frozen=True)
@@ -156,7 +183,12 @@ class BackwardStarted(Event):
 
 @dataclass(frozen=True)
 class BackwardStepStarted(Event):
-    """The next function is about to run its backward, and why it is next."""
+    """The next function is about to run its backward, and why it is next.
+
+    ``frontier_ids`` are the waiting functions in the order they will run, this one
+    first: at most :data:`FRONTIER_MAX` of them (``frontier_size`` says how many wait),
+    so that a wide graph does not make every step cost as much as the whole frontier.
+    """
 
     kind = 'backward_step_started'
     run_id: int = 0
@@ -165,6 +197,7 @@ class BackwardStepStarted(Event):
     frontier_ids: tuple = ()
     grad_outputs: tuple = ()
     reason: str = ''
+    frontier_size: int = 0
 
 
 @dataclass(frozen=True)
@@ -260,11 +293,184 @@ class ParameterUpdated(Event):
 
 
 @dataclass(frozen=True)
+class VariableRenamed(Event):
+    """A variable's ``name`` was set (a Link names each Parameter after making it)."""
+
+    kind = 'variable_renamed'
+    var_id: int = 0
+    name: str | None = None
+
+
+@dataclass(frozen=True)
 class VariableCollected(Event):
     """A Variable object was garbage-collected (its node may live on in the graph)."""
 
     kind = 'variable_collected'
     var_id: int = 0
+
+
+# ---- records: what the hot announce points build ------------------------------------------
+#
+# The engine's frequent announcements (variables, functions, backward steps, grads) are
+# built as plain tuples ``(EventClass, seq, thread, field values in declaration order)``:
+# a tuple costs a fraction of a frozen dataclass.  An EventLog stores them as they are
+# and makes the Event when it is read; any other subscriber gets the Event at once.
+# Either way every observer sees the same typed, immutable events.
+
+_object_new = object.__new__
+_object_setattr = object.__setattr__
+_get_ident = threading.get_ident
+
+
+_LAZY = '<lazy record value>'  # marks a value written only when the event is made
+_lazy_functions: list = []
+
+
+def lazy(fn: Callable, *args: Any) -> tuple:
+    """A record value computed only when the event is made: ``fn(*args)``.
+
+    It is a plain tuple (the function by index): with atomic ``args`` the garbage
+    collector stops tracking it, as it does the record.
+    """
+    try:
+        index = _lazy_functions.index(fn)
+    except ValueError:
+        with _lock:
+            _lazy_functions.append(fn)
+            index = len(_lazy_functions) - 1
+    return (_LAZY, index, *args)
+
+
+def _value(v: Any) -> Any:
+    if type(v) is tuple and v:
+        if v[0] is _LAZY:
+            return _lazy_functions[v[1]](*v[2:])
+        for item in v:  # a tuple of values (grads of a step): each may be lazy
+            if type(item) is tuple and item and item[0] is _LAZY:
+                return tuple([_value(x) for x in v])
+    return v
+
+
+def _thaw(frozen: bytes, dtype: Any, shape: tuple) -> Any:
+    """The array :func:`_snap` froze (a new writeable one at each read)."""
+    return numpy.frombuffer(frozen, dtype).reshape(shape).copy()
+
+
+def _snap(array: Any) -> Any:
+    """What records hold for :func:`snapshot`: the same value, cheaper to take and keep.
+
+    A small NumPy array is kept as its bytes (one compact object, taken in a fraction
+    of the time of a copy; a full log frees one per new event), made into an array
+    again when the event is read.  Anything else is :func:`snapshot`'s.
+    """
+    if type(array) is _ndarray and array.size <= SNAPSHOT_MAX_ELEMENTS \
+            and not array.dtype.hasobject:  # object arrays hold references, not values
+        return (_LAZY, _THAW, array.tobytes(), array.dtype, array.shape)
+    return snapshot(array)
+
+
+_THAW = lazy(_thaw)[1]  # the lazy function index of _snap's values
+
+_layouts: dict = {}  # Event class -> (field names in order, defaults)
+
+
+def _layout(cls: type) -> tuple:
+    layout = _layouts.get(cls)
+    if layout is None:
+        fields = dataclasses.fields(cls)
+        layout = _layouts[cls] = (
+            tuple(f.name for f in fields),
+            {f.name: f.default for f in fields if f.default is not dataclasses.MISSING})
+    return layout
+
+
+# A record names its class by a small int code, not by the class itself: a tuple of ints,
+# strings and arrays is one the garbage collector stops tracking, so a full log costs no
+# collection time.
+_classes: list = []
+_codes: dict = {}
+
+
+def code(cls: type) -> int:
+    """The record code of Event class ``cls`` (registered on first use)."""
+    number = _codes.get(cls)
+    if number is None:
+        with _lock:
+            number = _codes.get(cls)
+            if number is None:
+                number = _codes[cls] = len(_classes)
+                _classes.append(cls)
+    return number
+
+
+def materialise(record: Any) -> Event:
+    """The Event of a record (an Event is returned as it is)."""
+    if type(record) is not tuple:
+        return record
+    if record[0] < 0:  # a group or a part of one (see below)
+        record = _member(record)
+    cls = _classes[record[0]]
+    names, defaults = _layout(cls)
+    values = {name: _value(v) for name, v in zip(names, record[1:])}
+    if len(values) < len(names):  # a field added after this record's emitter was written
+        for name in names[len(values):]:
+            values[name] = defaults.get(name)
+    event = _object_new(cls)
+    _object_setattr(event, '__dict__', values)
+    return event
+
+
+def _kind(item: Any) -> str:
+    if type(item) is not tuple:
+        return item.kind
+    if item[0] < 0:
+        item = _member(item)
+    return _classes[item[0]].kind
+
+
+# ---- groups: the records of one operation in one ------------------------------------------
+#
+# Applying a function announces its outputs' VariableCreated events, then FunctionApplied.
+# Its announce point builds one *group* record holding only what could change or vanish
+# later (ids, seqs, the value snapshots, the label); the records of the events are written
+# from it when they are read, field for field what separate records would have held.  A
+# log stores the group where its first event goes and a part marker ``(_PART, k, group)``
+# where each following one goes, so lengths, indexes and the ring buffer's bound still
+# count events.  Group codes are negative, which tells them from the records above.
+
+_PART = -1
+_APPLY_GROUP = -2
+_OUTPUT_FIELDS = 7  # per output in an apply group: seq, id, shape, dtype, requires_grad,
+#                     device, snapshot
+
+
+def _members(group: tuple) -> list:
+    """The records of the events of ``group``, in order."""
+    # (_APPLY_GROUP, n_outputs, thread, seq, func_id, type, label, rank, input_ids,
+    #  recorded, in_backward_of, scope, *outputs' fields)
+    thread, func_id, recorded, scope = group[2], group[4], group[9], group[11]
+    creator_id = func_id if recorded else None
+    records = []
+    output_ids = []
+    start = 12
+    for k in range(start, start + _OUTPUT_FIELDS * group[1], _OUTPUT_FIELDS):
+        seq, ident, shape, dtype, requires_grad, device, data = group[k:k + _OUTPUT_FIELDS]
+        output_ids.append(ident)
+        if type(data) is bytes:  # _snap's form, the shape and dtype left to the node's
+            data = (_LAZY, _THAW, data, dtype, shape)
+        # A function's outputs are fresh plain Variables: no name, not parameters.
+        records.append((_CREATED, seq, thread, ident, None, shape, _dtype_name(dtype), device,
+                        requires_grad, False, creator_id, data, scope))
+    records.append((_APPLIED, group[3], thread, func_id, group[5], group[6], group[7],
+                    group[8], tuple(output_ids), recorded, group[10], scope))
+    return records
+
+
+def _member(item: tuple) -> tuple:
+    """The record of one event of a group: a group stands for its first event."""
+    if item[0] == _PART:
+        return _members(item[2])[item[1]]
+    return _members(item)[0]
 
 
 # ---- subscribing -----------------------------------------------------------------------------
@@ -279,7 +485,8 @@ class Subscription:
         global _subscribers, active
         with _lock:
             _subscribers = tuple(s for s in _subscribers if s is not self)
-            active = bool(_subscribers)
+            active = bool(_subscribers) or _hook_count > 0
+            _rewire()
 
     def __enter__(self) -> Subscription:
         return self
@@ -299,7 +506,30 @@ def subscribe(callback: Callable[[Event], Any]) -> Subscription:
     with _lock:
         _subscribers = (*_subscribers, sub)
         active = True
+        _rewire()
     return sub
+
+
+def _rewire() -> None:
+    """Pick the delivery of records: straight into the log when a log is the only listener."""
+    global _deliver, _deliver_records, _deliver_group
+    subs = _subscribers
+    if len(subs) == 1 and type(subs[0].callback) is EventLog:
+        _deliver = subs[0].callback.__call__
+        _deliver_records = subs[0].callback._add_records
+        _deliver_group = subs[0].callback._add_group
+    else:
+        _deliver = emit_record
+        _deliver_records = _emit_records
+        _deliver_group = _emit_group
+
+
+def _hooks_changed(delta: int) -> None:
+    """Count FunctionHook registrations (engine-internal): they keep ``active`` on too."""
+    global _hook_count, active
+    with _lock:
+        _hook_count += delta
+        active = bool(_subscribers) or _hook_count > 0
 
 
 def emit(event: Event) -> None:
@@ -312,30 +542,110 @@ def emit(event: Event) -> None:
                           f'{event.kind}', EventSubscriberWarning, stacklevel=2)
 
 
+def emit_record(record: tuple) -> None:
+    """Deliver a record (see above): stored as is by logs, as an Event to the others."""
+    event = None
+    for sub in _subscribers:
+        callback = sub.callback
+        if type(callback) is EventLog:
+            callback(record)
+            continue
+        if event is None:
+            event = materialise(record)
+        try:
+            callback(event)
+        except Exception as error:  # an observer must never break the computation
+            warnings.warn(f'event subscriber {callback!r} raised {error!r} on '
+                          f'{event.kind}', EventSubscriberWarning, stacklevel=2)
+
+
+def _emit_records(records: list) -> None:
+    """Deliver several records, in order."""
+    for record in records:
+        emit_record(record)
+
+
+def _emit_group(group: tuple) -> None:
+    """Deliver the records of a group (see ``_members``), in order."""
+    _emit_records(_members(group))
+
+
+# What the hot announce points call: with one record, with a list of records, with a group.
+_deliver = emit_record
+_deliver_records = _emit_records
+_deliver_group = _emit_group
+_CREATED, _APPLIED, _COLLECTED = (code(VariableCreated), code(FunctionApplied),
+                                  code(VariableCollected))
+for _cls in (GradSet, GradAccumulated, GradCleared, GradReleased, GradZeroed, GradAdded,
+             GradRestored):
+    code(_cls)
+
+
 class EventLog(collections.abc.Sequence):
-    """A bounded, thread-safe list of events (a ring buffer of ``maxlen`` events)."""
+    """A bounded, thread-safe list of events (a ring buffer of ``maxlen`` events).
+
+    ``dropped`` counts the oldest events pushed out.  Events are made from their
+    records when read, so two reads of one position give equal, not identical, events.
+    """
 
     def __init__(self, maxlen: int = DEFAULT_LOG_SIZE) -> None:
         self._events: collections.deque = collections.deque(maxlen=maxlen)
         self.maxlen = maxlen
-        self.dropped = 0
+        # No lock on the way in: a deque's append and extend are atomic, and so is a
+        # C counter's next(), so storing an event is two C calls.  ``_tally`` counts the
+        # events stored (plus one per read of ``dropped``, see there).
+        self._append = self._events.append
+        self._extend = self._events.extend
+        self._tally = itertools.count().__next__
+        self._tally_reads = 0
+        self._lock = threading.Lock()  # serialises the reads of ``dropped``
+
+    @property
+    def dropped(self) -> int:
+        """How many of the oldest events were pushed out (exact once emitters are done)."""
+        with self._lock:
+            stored = self._tally() - self._tally_reads  # next() counts this read too
+            self._tally_reads += 1
+        return max(0, stored - len(self._events))
 
     def __call__(self, event: Event) -> None:
-        if len(self._events) == self.maxlen:
-            self.dropped += 1
-        self._events.append(event)
+        self._append(event)
+        self._tally()
+
+    def _add_records(self, records: list) -> None:
+        """Store several records at once, together (one C call)."""
+        self._extend(records)
+        tally = self._tally
+        for _ in records:
+            tally()
+
+    def _add_group(self, group: tuple) -> None:
+        """Store a group (see ``_members``): one entry per event, as if delivered apart."""
+        if group[1] == 1:  # one output: the common case
+            self._extend((group, (_PART, 1, group)))
+            self._tally()
+            self._tally()
+            return
+        items = [group]
+        for k in range(1, group[1] + 1):  # an apply group: its outputs, then the function
+            items.append((_PART, k, group))
+        self._add_records(items)
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
-            return list(self._events)[index]
-        return self._events[index]
+            return [materialise(e) for e in list(self._events)[index]]
+        return materialise(self._events[index])
+
+    def __iter__(self) -> Any:
+        for item in list(self._events):  # a snapshot: other threads may go on emitting
+            yield materialise(item)
 
     def __len__(self) -> int:
         return len(self._events)
 
     def of_kind(self, *kinds: str) -> list:
         """The events whose ``kind`` is one of ``kinds``."""
-        return [e for e in self._events if e.kind in kinds]
+        return [materialise(e) for e in list(self._events) if _kind(e) in kinds]
 
 
 class recording:
@@ -355,12 +665,36 @@ class recording:
 
 # ---- emitters called by the engine (only while ``active``) ---------------------------------
 
-_context = threading.local()
+class _Context(threading.local):
+    func_id = None  # a class default: reading it needs no getattr fallback
+
+
+_context = _Context()
 
 
 def in_backward_of() -> int | None:
     """The id of the function whose backward is running in this thread, if any."""
-    return getattr(_context, 'func_id', None)
+    return _context.func_id
+
+
+_dtype_names: dict = {}
+_parameter_types: dict = {}
+
+
+def _is_parameter(cls: type) -> bool:
+    known = _parameter_types.get(cls)
+    if known is None:
+        known = _parameter_types[cls] = hasattr(cls, 'update_rule')
+    return known
+
+
+def _dtype_name(dtype: Any) -> str | None:
+    if dtype is None:
+        return None
+    name = _dtype_names.get(dtype)
+    if name is None:
+        name = _dtype_names[dtype] = str(dtype)
+    return name
 
 
 def _device_name(array: Any) -> str:
@@ -370,32 +704,112 @@ def _device_name(array: Any) -> str:
     return str(backend.get_device_from_array(array))
 
 
-def _collected(var_id: int) -> None:
-    if active:
-        emit(VariableCollected(var_id=var_id))
+# id(weakref to an announced Variable) -> (the weakref, the Variable's id).  Keyed by the
+# weakref's id: a weakref hashes like its referent, and Variables are unhashable.
+_watched: dict = {}
 
 
-def variable_created(var: Any, creator: Any = None) -> None:
+def _collected(ref: Any) -> None:
+    entry = _watched.pop(id(ref), None)
+    if entry is not None and _subscribers:
+        _deliver((_COLLECTED, next(_seq), _get_ident(), entry[1]))
+
+
+_current_links: Any = None
+
+
+def _links_stack() -> Any:
+    """link's thread-local Link stack (imported late: link imports the engine, which
+    imports us)."""
+    global _current_links
+    from autograd_lab import link  # noqa: PLC0415
+    _current_links = link._scope  # the thread-local that link.current_links() reads
+    return _current_links
+
+
+def _scope() -> str | None:
+    """The path of the innermost running Link (only computed while observed)."""
+    links = _current_links or _links_stack()
+    try:
+        stack = links.stack
+    except AttributeError:  # first time in this thread: an empty stack, so later reads are fast
+        stack = links.stack = []
+    return stack[-1].path if stack else None
+
+
+def variable_created(var: Any, creator: Any = None, scope: Any = False) -> None:
+    if not _subscribers:  # only FunctionHooks observe: no event to build
+        return
     node = var._node
-    ident = uid(node)
-    emit(VariableCreated(var_id=ident, name=node.name, shape=node.shape,
-                         dtype=None if node.dtype is None else str(node.dtype),
-                         device=_device_name(var._data), requires_grad=var._requires_grad,
-                         is_parameter=hasattr(var, 'update_rule'), creator_id=uid(creator),
-                         data=snapshot(var._data)))
-    weakref.finalize(var, _collected, ident)
+    ident = node._uid or uid(node)
+    data = var._data
+    _deliver((_CREATED, next(_seq), _get_ident(), ident, node.name, node.shape,
+              _dtype_name(node.dtype), _device_name(data), var._requires_grad,
+              _is_parameter(type(var)), None if creator is None else creator._uid or uid(creator),
+              _snap(data), _scope() if scope is False else scope))
+    ref = weakref.ref(var, _collected)
+    _watched[id(ref)] = (ref, ident)
 
 
 def function_applied(func: Any, inputs: Any, outputs: tuple, recorded: bool) -> None:
-    creator = func if recorded else None
+    if not _subscribers:
+        return
+    # The hottest announce point (every operation observed): one group record (see
+    # ``_members``), built with plain loops and as few reads as possible.
+    func_id = func._uid
+    if func_id is None:
+        # Named by the thread applying it, before anyone else can have seen it in a graph.
+        func_id = func._uid = next(_ids)
+    input_ids = []
+    for x in inputs:
+        node = x._node
+        input_ids.append(node._uid or uid(node))
+    label = func._announced_label = func.label
+    try:  # _scope(), inlined: this runs for every operation observed
+        stack = _current_links.stack
+    except AttributeError:  # link's thread-local not looked up yet, or a new thread
+        scope = _scope()
+    else:
+        scope = stack[-1].path if stack else None
+    group = [_APPLY_GROUP, len(outputs), _get_ident(), 0, func_id, type(func).__name__,
+             label, func.rank if recorded else 0, tuple(input_ids), recorded,
+             _context.func_id, scope]
+    extend = group.extend
     for y in outputs:
-        variable_created(y, creator)
-    emit(FunctionApplied(func_id=uid(func), type=type(func).__name__, label=func.label,
-                         rank=func.rank if recorded else 0,
-                         input_ids=tuple(uid(x) for x in inputs),
-                         output_ids=tuple(uid(y) for y in outputs), recorded=recorded,
-                         in_backward_of=in_backward_of()))
+        node = y._node
+        # A fresh output, made by apply in this thread: naming it needs no lock.
+        ident = node._uid = next(_ids)
+        data = y._data
+        if type(data) is _ndarray and data.size <= SNAPSHOT_MAX_ELEMENTS \
+                and not data.dtype.hasobject:  # as _snap, with shape and dtype from the node
+            extend((next(_seq), ident, node.shape, node.dtype, y._requires_grad, '@numpy',
+                    data.tobytes()))
+        else:
+            extend((next(_seq), ident, node.shape, node.dtype, y._requires_grad,
+                    _device_name(data), _snap(data)))
+        ref = weakref.ref(y, _collected)
+        _watched[id(ref)] = (ref, ident)
+    group[3] = next(_seq)  # FunctionApplied comes after its outputs' VariableCreated
+    _deliver_group(tuple(group))
 
 
 def grad_changed(event_type: type, var: Any) -> None:
-    emit(event_type(var_id=uid(var), grad=snapshot(var.grad)))
+    if not _subscribers:
+        return
+    gv = var._grad_var  # not ``var.grad``: a Parameter's getter may refuse to answer
+    node = var._node
+    _deliver((_codes[event_type], next(_seq), _get_ident(), node._uid or uid(node),
+                 _snap(gv._data if gv is not None else var._grad)))
+
+
+def variable_renamed(var: Any) -> None:
+    if not _subscribers:
+        return
+    emit(VariableRenamed(var_id=uid(var), name=var._node.name))
+
+
+def parameter_updated(param: Any, rule: Any) -> None:
+    if not _subscribers:
+        return
+    emit(ParameterUpdated(var_id=uid(param), optimizer=getattr(rule, 'optimizer_name', ''),
+                          rule=type(rule).__name__, step=rule.t, data=snapshot(param._data)))

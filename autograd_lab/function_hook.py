@@ -4,6 +4,30 @@ A hook registered globally (``with hook:``) sees every function applied in this
 thread; one registered on a node (``node.add_hook(hook)``) sees that node only,
 after the global hooks.
 
+How hooks relate to graph events
+--------------------------------
+FunctionHooks and event subscribers (:mod:`autograd_lab.events`) are two kinds of
+listener behind one mechanism:
+
+- **one switch**: :data:`autograd_lab.events.active` is true while anything
+  listens, a subscriber *or* a hook.  Every hook table is a :class:`HookTable`
+  that reports how many hooks it holds, so registering the first hook anywhere
+  (``with hook:`` in any thread, or ``add_hook`` on any node) turns the switch
+  on, and dropping the last one turns it off.  The engine tests this one flag,
+  and nothing else, before announcing anything; unobserved, a hook costs
+  nothing, exactly like an event.
+- **one set of announce points**: behind that test, the same places in
+  ``FunctionNode.apply`` and in the backward stepper serve both kinds of
+  listener.  Hooks get Chainer's live callbacks through the functions below
+  (:func:`forward_preprocess`, :func:`forward_postprocess`,
+  :func:`backward_preprocess`, :func:`backward_postprocess`), called at the
+  exact points spec section 18 requires; subscribers get immutable,
+  snapshot-carrying events built at the same points, and only when there is a
+  subscriber to receive them.
+
+So ``with TimerHook():`` and ``events.recording()`` observe one and the same
+sequence of engine actions, and neither can see anything the other misses.
+
 >>> import numpy as np, autograd_lab as chainer
 >>> class Names(chainer.FunctionHook):
 ...     name = 'Names'
@@ -22,23 +46,118 @@ import collections
 import threading
 from typing import Any
 
+from autograd_lab import events as _events
+
+
+class HookTable(collections.OrderedDict):
+    """An ordered ``name -> FunctionHook`` table that keeps ``events.active`` in step.
+
+    Whatever changes the table (``with hook:``, ``add_hook``, or a user editing
+    :func:`get_function_hooks` directly) reports the change in size, so the engine
+    looks for hooks exactly while some exist.
+
+    >>> from autograd_lab import events
+    >>> table = HookTable()
+    >>> table['h'] = FunctionHook()
+    >>> events.active
+    True
+    >>> del table['h']
+    >>> events.active
+    False
+    """
+
+    _counted = 0  # how many hooks this table has reported to the events switch
+
+    def _sync(self) -> None:
+        size = len(self)
+        if size != self._counted:
+            _events._hooks_changed(size - self._counted)
+            self._counted = size
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, value)
+        self._sync()
+
+    def __delitem__(self, key: Any) -> None:
+        super().__delitem__(key)
+        self._sync()
+
+    def pop(self, *args: Any) -> Any:
+        try:
+            return super().pop(*args)
+        finally:
+            self._sync()
+
+    def popitem(self, last: bool = True) -> tuple:
+        try:
+            return super().popitem(last)
+        finally:
+            self._sync()
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        try:
+            return super().setdefault(key, default)
+        finally:
+            self._sync()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            super().update(*args, **kwargs)
+        finally:
+            self._sync()
+
+    def __ior__(self, other: Any) -> HookTable:
+        self.update(other)
+        return self
+
+    def clear(self) -> None:
+        super().clear()
+        self._sync()
+
+    def __reduce__(self) -> tuple:
+        # A copy is not a registration: it becomes a plain OrderedDict.
+        return collections.OrderedDict, (list(self.items()),)
+
+    def __del__(self) -> None:
+        # A node (or a thread) that dies with hooks still registered gives them back.
+        if self._counted and _events is not None:
+            _events._hooks_changed(-self._counted)
+            self._counted = 0
+
+
 class _HookState(threading.local):
-    """Each thread starts with its own empty hook table (read on every apply)."""
+    """Each thread starts with its own empty hook table (read on every observed apply)."""
 
     def __init__(self) -> None:
-        self.hooks: collections.OrderedDict = collections.OrderedDict()
+        self.hooks: HookTable = HookTable()
 
 
 _state = _HookState()
 
 
 def get_function_hooks() -> collections.OrderedDict:
-    """The thread-local ordered mapping ``name -> FunctionHook`` of global hooks."""
+    """The thread-local ordered mapping ``name -> FunctionHook`` of global hooks.
+
+    >>> get_function_hooks()
+    HookTable()
+    """
     return _state.hooks
 
 
 class FunctionHook:
-    """Base class of function hooks; every callback is a no-op until overridden."""
+    """Base class of function hooks; every callback is a no-op until overridden.
+
+    >>> class Count(FunctionHook):
+    ...     name = 'Count'
+    ...     calls = 0
+    ...     def forward_postprocess(self, function, in_data):
+    ...         self.calls += 1
+    >>> import numpy as np, autograd_lab as chainer
+    >>> with Count() as hook:
+    ...     _ = chainer.Variable(np.ones(1)) * 3
+    >>> hook.calls
+    1
+    """
 
     name = 'FunctionHook'
 
@@ -51,8 +170,9 @@ class FunctionHook:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.deleted(None)
-        del get_function_hooks()[self.name]
+        hooks = get_function_hooks()
+        hooks[self.name].deleted(None)
+        del hooks[self.name]
 
     def added(self, function: Any = None) -> None:
         """Called when the hook is registered (``function`` is None for a global hook)."""
@@ -71,3 +191,43 @@ class FunctionHook:
 
     def backward_postprocess(self, function: Any, in_data: tuple, out_grad: tuple) -> None:
         """Called after ``function.backward``."""
+
+
+# ---- the announce points' hook side (called by the engine only while events.active) ------
+
+def hooks_of(function: Any) -> list | None:
+    """The hooks observing ``function`` in this thread, global ones first; None if none."""
+    if not _events._hook_count:  # the switch is on for event subscribers only
+        return None
+    table = _state.hooks
+    local = function._local_function_hooks
+    if local:
+        return [*table.values(), *local.values()]
+    return list(table.values()) if table else None
+
+
+def forward_preprocess(function: Any, in_data: tuple) -> list | None:
+    """Call every observing hook's ``forward_preprocess``; return the hooks (or None)."""
+    hooks = hooks_of(function)
+    if hooks is not None:
+        for hook in hooks:
+            hook.forward_preprocess(function, in_data)
+    return hooks
+
+
+def forward_postprocess(hooks: list, function: Any, in_data: tuple) -> None:
+    """Call ``forward_postprocess`` of the hooks :func:`forward_preprocess` returned."""
+    for hook in hooks:
+        hook.forward_postprocess(function, in_data)
+
+
+def backward_preprocess(hooks: list, function: Any, in_data: tuple, out_grad: tuple) -> None:
+    """Call every hook's ``backward_preprocess`` (``hooks`` from :func:`hooks_of`)."""
+    for hook in hooks:
+        hook.backward_preprocess(function, in_data, out_grad)
+
+
+def backward_postprocess(hooks: list, function: Any, in_data: tuple, out_grad: tuple) -> None:
+    """Call every hook's ``backward_postprocess``, in the same order."""
+    for hook in hooks:
+        hook.backward_postprocess(function, in_data, out_grad)

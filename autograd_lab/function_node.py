@@ -37,8 +37,8 @@ import numpy
 from autograd_lab import backend
 from autograd_lab import events as _events
 from autograd_lab.configuration import config
-from autograd_lab.function_hook import FunctionHook
-from autograd_lab.function_hook import _state as _hook_state
+from autograd_lab import function_hook as _function_hook
+from autograd_lab.function_hook import FunctionHook, HookTable
 from autograd_lab.variable import Variable, VariableNode, _new_variable
 
 _ndarray = numpy.ndarray
@@ -58,6 +58,9 @@ class FunctionNode:
     _retained_output_data: tuple | None = None
     _local_function_hooks: dict | None = None
     _uid = None
+    # The label as events announced it when this node was applied (read again by the
+    # backward step events: some labels are properties that format a constant).
+    _announced_label = None
     #: set to the FunctionNode whose backward applied this node (None in plain forward).
     _applied_in_backward_of = None
 
@@ -70,7 +73,7 @@ class FunctionNode:
     def local_function_hooks(self) -> dict:
         """Ordered mapping of the hooks registered on this node only."""
         if self._local_function_hooks is None:
-            self._local_function_hooks = {}
+            self._local_function_hooks = HookTable()  # counted: hooks switch events.active on
         return self._local_function_hooks
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -90,6 +93,7 @@ class FunctionNode:
         in_data = []
         requires_grad = False
         rank = 0
+        wrapped = None  # Variables made here for raw-array inputs, announced only on success
         for x in inputs:
             if isinstance(x, Variable):
                 d = x._data
@@ -102,7 +106,10 @@ class FunctionNode:
                 rank = max(rank, r)
             elif backend.is_array(x):
                 d = x
-                x = Variable(x, requires_grad=False)
+                x = _new_variable(x, False)
+                if wrapped is None:
+                    wrapped = []
+                wrapped.append(x)
             else:
                 raise TypeError(f'incompatible array types are mixed in the forward input '
                                 f'({self.label}): got {type(x).__name__}, expected a Variable '
@@ -121,13 +128,10 @@ class FunctionNode:
                 from autograd_lab.utils.type_check import TypeInfoTuple  # noqa: PLC0415
                 self.check_type_forward(TypeInfoTuple(in_data))
 
-        hooks = _hook_state.hooks
-        if hooks or self._local_function_hooks:
-            hooks = [*hooks.values(), *self.local_function_hooks.values()]
-            for hook in hooks:
-                hook.forward_preprocess(self, in_data)
-        else:
-            hooks = None
+        # One observation switch for FunctionHooks and event subscribers alike.
+        # (Hooks are looked up only while some exist: events alone skip the call.)
+        hooks = (_function_hook.forward_preprocess(self, in_data) if _events._hook_count
+                 else None) if _events.active else None
 
         outputs = self.forward(in_data)
         if type(outputs) is not tuple:
@@ -139,13 +143,14 @@ class FunctionNode:
                 break
 
         if hooks is not None:
-            for hook in hooks:
-                hook.forward_postprocess(self, in_data)
+            _function_hook.forward_postprocess(hooks, self, in_data)
 
         if not config.enable_backprop:
             self._input_indexes_to_retain = self._output_indexes_to_retain = None
             rets = tuple([_new_variable(y, requires_grad) for y in outputs])
             if _events.active:
+                if wrapped is not None:
+                    _announce(wrapped)
                 _events.function_applied(self, in_vars, rets, recorded=False)
             return rets
 
@@ -184,6 +189,8 @@ class FunctionNode:
             self._retained_output_data = tuple(retained)
         rets = tuple(rets)
         if _events.active:
+            if wrapped is not None:
+                _announce(wrapped)
             _events.function_applied(self, in_vars, rets, recorded=True)
         return rets
 
@@ -288,6 +295,11 @@ class FunctionNode:
 
     def __repr__(self) -> str:
         return f'<{type(self).__name__} {self.label!r} rank={self.rank}>'
+
+
+def _announce(variables: list) -> None:
+    for var in variables:
+        _events.variable_created(var)
 
 
 def _check_same_device(func: FunctionNode, in_data: tuple) -> None:

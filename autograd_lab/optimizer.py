@@ -34,6 +34,7 @@ from typing import Any
 import numpy
 
 from autograd_lab import backend
+from autograd_lab import events as _events
 from autograd_lab.link import Link
 from autograd_lab.parameter import Parameter
 from autograd_lab.variable import Variable
@@ -168,6 +169,9 @@ class UpdateRule:
     """
 
     is_elementwise = False
+    #: the class name of the optimizer that made this rule ('' for a rule made by hand);
+    #: ParameterUpdated events name it.
+    optimizer_name = ''
 
     def __init__(self, parent_hyperparam: Hyperparameter | None = None) -> None:
         self._state: dict | None = None
@@ -219,6 +223,8 @@ class UpdateRule:
         if fp32:
             param.array = target.array.astype(param.dtype)
             target.grad = None
+        if _events.active:  # unobserved, one flag test per parameter update
+            _events.parameter_updated(param, self)
 
     def _fp32_target(self, param: Variable) -> Parameter:
         master = self._fp32_param
@@ -301,6 +307,15 @@ def _writable_grad(param: Variable) -> Any:
         grad = grad.copy()
         param.grad = grad
     return grad
+
+
+def _check_writable(params: Any) -> None:
+    """Refuse a step that would fail part-way on a read-only parameter array."""
+    for param in params:
+        flags = getattr(param.array, 'flags', None)
+        if flags is not None and not flags.writeable:
+            raise ValueError(f'parameter {param.name!r} has a read-only array (output array '
+                             'is read-only); nothing was updated')
 
 
 def _reallocate(params: Any) -> None:
@@ -489,6 +504,7 @@ class GradientMethod(Optimizer):
         super().setup(link)
         for param in link.params():
             param.update_rule = self.create_update_rule()
+            param.update_rule.optimizer_name = type(self).__name__
             if self._use_fp32_update:
                 param.update_rule.use_fp32_update()
         return self
@@ -519,6 +535,7 @@ class GradientMethod(Optimizer):
             loss.backward(loss_scale=self._loss_scale)
             del loss
         params = list(self.target.params())
+        _check_writable(params)  # before any parameter changes: no half-applied step
         # The parameter list is walked once; a subclass that overrides
         # reallocate_cleared_grads (e.g. with a no-op) still has it called.
         own_reallocate = (type(self).reallocate_cleared_grads

@@ -356,6 +356,8 @@ class Variable:
     @name.setter
     def name(self, n: str | None) -> None:
         self._node.name = n
+        if _events.active:
+            _events.variable_renamed(self)
 
     @property
     def requires_grad(self) -> bool:

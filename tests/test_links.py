@@ -202,15 +202,7 @@ def test_function_hooks_can_tag_nodes_with_the_calling_link():
             links = current_links()
             self.tags.append((function.label, links[-1].path if links else None))
 
-    class MLP(chainer.Chain):
-        def __init__(self):
-            super().__init__()
-            with self.init_scope():
-                self.l1 = L.Linear(3, 4)
-                self.l2 = L.Linear(4, 2)
-
-        def forward(self, x):
-            return self.l2(F.relu(self.l1(x)))
+    from tiny_models import MLP
 
     model = MLP()
     tagger = Tagger()

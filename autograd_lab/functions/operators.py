@@ -28,7 +28,8 @@ def _as_operand(self: Variable, other: Any) -> Any:
     check_constant(other)
     if is_scalar(other):
         return None
-    return Variable(other.astype(self.dtype, copy=False), requires_grad=False)
+    # A raw array: apply() wraps it, and announces it only if the operation succeeds.
+    return other.astype(self.dtype, copy=False)
 
 
 def _binary(node: type, const_node: Callable[[Any], Any], reflected: bool = False) -> Callable:
@@ -95,7 +96,7 @@ def _as_array_operand(self: Variable, other: Any) -> Any:
     if not backend.is_array(other):
         raise TypeError('Value must be a scalar, `numpy.ndarray`, `cupy.ndarray` or a '
                         f'`Variable`.\nActual: {type(other)}')
-    return Variable(other.astype(self.dtype, copy=False), requires_grad=False)
+    return other.astype(self.dtype, copy=False)
 
 
 def _reshape(self: Variable, *shape: Any) -> Variable:

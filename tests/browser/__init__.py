@@ -1,0 +1,1 @@
+"""Browser tests: a real JupyterLab, Notebook 7 and Voila driven with headless Chromium."""

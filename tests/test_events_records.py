@@ -1,0 +1,171 @@
+"""The compact forms the event layer stores (records, groups, frozen snapshots) give
+readers exactly the events they stand for.
+
+Applying a function is announced as one group record (its outputs' VariableCreated,
+then FunctionApplied), and small arrays are kept as bytes; both are expanded when the
+log is read.  These tests compare what a log gives with what a plain callback got at
+the time, including when the ring buffer has cut a group in two.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+import autograd_lab as chainer
+import autograd_lab.functions as F
+from autograd_lab import Variable, events
+
+
+def fields(e):
+    """An event's fields, arrays as lists (comparable with ==)."""
+    out = {}
+    for f in dataclasses.fields(e):
+        v = getattr(e, f.name)
+        if isinstance(v, np.ndarray):
+            v = (v.tolist(), v.dtype.str, v.shape)
+        elif isinstance(v, tuple):
+            v = tuple((x.tolist(), x.dtype.str, x.shape) if isinstance(x, np.ndarray) else x
+                      for x in v)
+        out[f.name] = v
+    return type(e), out
+
+
+def program():
+    x = Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name='x')
+    a, b, c = F.split_axis(x, 3, axis=1)  # one function, three outputs
+    y = F.sum(a * b + c)
+    y.backward()
+    with chainer.no_backprop_mode():
+        halves = F.split_axis(x, [1], axis=0)  # not recorded: no creator
+    return x, y, halves
+
+
+_IDS = ('var_id', 'func_id', 'creator_id', 'in_backward_of', 'root_id', 'run_id')
+_ID_TUPLES = ('input_ids', 'output_ids', 'target_input_ids', 'root_ids', 'frontier_ids')
+
+
+def story(evs):
+    """Fields of each event, ids renamed in order of appearance, seq/thread left out."""
+    names: dict = {}
+
+    def name(i):
+        return None if i is None else names.setdefault(i, len(names))
+
+    out = []
+    for e in evs:
+        cls, f = fields(e)
+        del f['seq'], f['thread']
+        for key in _IDS:
+            if key in f:
+                f[key] = name(f[key])
+        for key in _ID_TUPLES:
+            if key in f:
+                f[key] = tuple(name(i) for i in f[key])
+        out.append((cls, f))
+    return out
+
+
+def test_a_lone_log_gives_the_events_a_callback_gets_field_by_field():
+    seen = []
+    with events.subscribe(seen.append):  # events made at once
+        program()
+    with events.recording() as log:  # a lone log: group records, expanded when read
+        keep = program()  # noqa: F841 - nothing collected while comparing
+    assert story(log) == story(seen[:len(log)])
+    kinds = [e.kind for e in log]
+    applied = log.of_kind('function_applied')[0]
+    assert applied.type == 'SplitAxis' and len(applied.output_ids) == 3
+    start = kinds.index('function_applied') - 3
+    created = [log[start + k] for k in range(3)]
+    assert [e.var_id for e in created] == list(applied.output_ids)
+    assert [e.data.tolist() for e in created] == [[[0.], [3.]], [[1.], [4.]], [[2.], [5.]]]
+    assert all(e.creator_id == applied.func_id and e.shape == (2, 1) and e.dtype == 'float32'
+               and e.name is None and not e.is_parameter and e.scope is None for e in created)
+    assert [e.seq for e in log] == sorted(e.seq for e in log)
+    at = len(kinds) - 1 - kinds[::-1].index('function_applied')
+    assert not log[at].recorded and log[at].rank == 0
+    assert [e.kind for e in log[at - 2:at]] == ['variable_created'] * 2
+    assert [e.creator_id for e in log[at - 2:at]] == [None, None]
+
+
+def test_a_ring_buffer_that_cut_a_group_still_gives_its_later_events():
+    x = Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name='x')
+    kept = []
+    with events.recording() as full:  # a lone log: the group is stored as one record
+        kept.append(F.split_axis(x, 3, axis=1))
+    assert len(full) == 4
+    for maxlen in (1, 2, 3):  # keep only the last 1, 2 or 3 events of the 4 of a group
+        with events.recording(maxlen=maxlen) as log:
+            kept.append(F.split_axis(x, 3, axis=1))
+        assert len(log) == maxlen and log.dropped == 4 - maxlen
+        assert log[-1].kind == 'function_applied'
+        assert log[-1].output_ids == tuple(events.uid(o) for o in kept[-1])
+        expected = [fields(e) for e in full][-maxlen:]
+        got = [fields(e) for e in log]
+        for (cls, want), (got_cls, have) in zip(expected, got):  # other ids, same story
+            assert got_cls is cls
+            for key in ('seq', 'thread', 'var_id', 'func_id', 'creator_id', 'output_ids'):
+                want.pop(key, None), have.pop(key, None)
+            assert have == want
+
+
+def test_snapshots_hold_the_values_of_the_moment_and_each_read_is_a_fresh_array():
+    with events.recording() as log:
+        x = Variable(np.array([1.0, 2.0], np.float32), name='x')
+        y = x * 3
+        y.array[...] = -1  # written in place after the event: the event keeps 3, 6
+        y.grad = np.array([5.0, 5.0], np.float32)
+        y.grad[...] = 0
+    created = log.of_kind('variable_created')
+    assert created[1].data.tolist() == [3.0, 6.0] and created[1].data.dtype == np.float32
+    assert log.of_kind('grad_set')[0].grad.tolist() == [5.0, 5.0]
+    first, second = log[1].data, log[1].data
+    assert first is not second and first.flags.writeable
+    first[0] = 100  # a reader writing into its copy changes nothing for the next reader
+    assert log[1].data.tolist() == [3.0, 6.0]
+
+
+def test_snapshot_forms_for_odd_arrays():
+    arrays = [np.zeros((0, 3), np.float32), np.array(7, np.int64),
+              np.arange(8, dtype='>f8')[::2],  # non-native byte order, not contiguous
+              np.array([{'a': 1}, None], dtype=object), np.ones(100, np.float32)]
+    for array in arrays:
+        frozen = events._value(events._snap(array))
+        expected = events.snapshot(array)
+        if isinstance(expected, events.Summary):
+            assert frozen == expected
+        else:
+            assert frozen.shape == array.shape and frozen.dtype == array.dtype
+            assert frozen.tolist() == array.tolist()
+
+
+def test_step_frontiers_list_the_first_waiting_functions_in_order():
+    """The frontier kept between steps (double backprop keeps hundreds waiting) equals a
+    fresh sort of the waiting functions at every step, also when stepping is mixed with
+    unobserved steps and the subscriber comes and goes."""
+    x = Variable(np.linspace(-1, 1, 4).astype(np.float32), name='x')
+    w = Variable(np.full(4, 0.9, np.float32), name='w')
+    h = x
+    for _ in range(30):
+        h = F.tanh(h * w) + h * 0.5  # fan-out: w and h are used twice per block
+    gx, gw = chainer.grad([F.sum(h)], [x, w], enable_double_backprop=True)
+    loss = F.sum(gx * gx + gw)
+    stepper = chainer.BackwardStepper.for_backward([loss])
+    checked = widest = 0
+    for k in range(10_000):
+        if stepper.done:
+            break
+        expected = tuple(events.uid(f) for f in stepper.frontier[:events.FRONTIER_MAX])
+        waiting = len(stepper.frontier)
+        widest = max(widest, waiting)
+        if k % 7 == 3:  # now and then a step nobody watches
+            stepper.step()
+            continue
+        with events.recording() as log:
+            stepper.step()
+        started = log.of_kind('backward_step_started')[0]
+        assert started.frontier_ids == expected and started.frontier_size == waiting
+        checked += 1
+    assert stepper.done and checked > 100 and widest > 2 * events.FRONTIER_MAX

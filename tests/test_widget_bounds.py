@@ -1,0 +1,117 @@
+"""GraphView's memory bounds: a window of events, dead step graphs dropped, time travel
+within the window exact (replayed from the checkpoint at its start)."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+import autograd_lab as chainer
+import autograd_lab.functions as F
+import autograd_lab.links as L
+import autograd_lab.optimizers as O
+from autograd_lab import events
+
+from autograd_lab_widget import GraphView, bounds, history
+from widget_helpers import polynomial
+
+
+@pytest.fixture
+def views():
+    made = []
+    yield made
+    for view in made:
+        view.close()
+
+
+def _trainer():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((8, 4)).astype(np.float32)
+    t = x[:, :3].argmax(axis=1).astype(np.int32)
+    model = chainer.Sequential(L.Linear(4, 6), F.relu, L.Linear(6, 3))
+    opt = O.SGD(lr=0.1).setup(model)
+
+    def loss_fn():
+        return F.softmax_cross_entropy(model(x), t)
+
+    def train_step():
+        loss = loss_fn()
+        model.cleargrads()
+        loss.backward()
+        opt.update()
+        return float(loss.array)
+    return model, loss_fn, train_step
+
+
+def test_a_view_open_during_training_stays_bounded_and_follows(views, monkeypatch):
+    monkeypatch.setattr(bounds, 'PRUNE_MIN', 60)  # prune often, so that a few steps show it
+    model, loss_fn, train_step = _trainer()
+    first = loss_fn()
+    view = GraphView(first, history=300)
+    views.append(view)
+    shown = set(view._live.nodes)  # the first loss's graph and the parameters
+    params = {events.uid(p) for p in model.params()}
+    sizes, lengths = [], []
+    losses = [train_step() for _ in range(40)]
+    for _ in range(160):
+        losses.append(train_step())
+        sizes.append(len(view._live.nodes))
+        lengths.append(len(view._log))
+    assert losses[-1] < losses[0]  # it trained
+    # every step adds ~14 nodes and ~40 events; 200 steps would hold 2,800 and 8,000
+    assert max(lengths) <= bounds.trim_at(300) and len(view.event_log()) == lengths[-1]
+    assert max(sizes) <= bounds.next_prune_at(len(shown)) + 30, max(sizes)
+    assert max(sizes[80:]) <= max(sizes[:80])  # no growth from the first half to the second
+    assert shown <= set(view._live.nodes) and params <= shown  # outputs and parameters stay
+    # and it still follows: a new step's graph (it uses the parameters) shows up live
+    loss = loss_fn()
+    assert events.uid(loss) in view._live.nodes
+    view.refresh()
+    assert view.dot.startswith('digraph') and f'n{events.uid(loss)}' in view.node_info
+    # once that loss is dropped, its graph goes at the next prune; the first loss stays
+    del loss
+    gc.collect()
+    kept = bounds.prune(view._live, view._pinned())
+    assert set(kept.nodes) - shown == set()
+    assert view.step() and view.run() is None and view.status['done']  # still steppable
+
+
+def test_time_travel_within_the_window_replays_from_the_checkpoint(views):
+    x, y = polynomial(3.0)
+    small = GraphView(y, history=100)
+    full = GraphView(y)  # the default window holds everything this test makes
+    views += [small, full]
+    for i in range(15):  # unrelated steps on x: new graphs, backwards, collected variables
+        z = F.sum(x * float(i) + F.exp(x))
+        z.backward()
+        del z
+    while small.step():
+        pass
+    full.refresh()
+    assert bounds.trim_at(100) >= len(small._log) >= 100 and len(full._log) > 300
+    offset = len(full._log) - len(small._log)
+    assert [e.seq for e in small._log] == [e.seq for e in full._log[offset:]]
+    marks = history.boundaries(small._log)
+    assert len(marks) > 3
+    for pos in marks:
+        mine, ref = small._frame_model(pos), full._frame_model(pos + offset)
+        assert set(mine.nodes) <= set(ref.nodes)
+        assert mine.compare(ref) == [], pos
+        assert {i for i in small._base.nodes} >= set(small._pinned()) & set(ref.nodes)
+    # Back walks down to the window's start and no further; Forward comes back to live
+    while small.back():
+        assert small.position in marks
+    assert small.position == 0 and small.status['can_back'] is False
+    while small._pos is not None:
+        small.forward()
+    assert small.status['live'] and small.status['done']
+    assert len(small.frames()) == len(marks)
+
+
+def test_history_must_be_a_sensible_size():
+    _, y = polynomial()
+    for bad in (5, -1, 2.5, True):
+        with pytest.raises(ValueError, match='history'):
+            GraphView(y, history=bad)

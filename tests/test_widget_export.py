@@ -1,0 +1,112 @@
+"""GraphView export: event log JSON, self-contained HTML replay, and docking."""
+
+from __future__ import annotations
+
+import base64
+import html.parser
+import json
+
+import numpy as np
+import pytest
+
+import autograd_lab as chainer
+from autograd_lab import events
+
+from autograd_lab_widget import GraphView
+from autograd_lab_widget.view import BUNDLE
+from widget_helpers import polynomial, send
+
+
+class _Scripts(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.scripts, self._current = [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == 'script':
+            self._current = dict(attrs)
+            self._current['text'] = ''
+        elif tag in ('link', 'img', 'iframe'):
+            self.scripts.append({'external': dict(attrs)})
+
+    def handle_data(self, data):
+        if self._current is not None:
+            self._current['text'] += data
+
+    def handle_endtag(self, tag):
+        if tag == 'script' and self._current is not None:
+            self.scripts.append(self._current)
+            self._current = None
+
+
+@pytest.fixture
+def finished_view():
+    x, y = polynomial(3.0, name='</script><script>alert(1)</script>')
+    view = GraphView(y)
+    view.run()
+    view.x = x
+    yield view
+    view.close()
+
+
+def test_event_log_json_is_the_recorded_events(finished_view):
+    log = json.loads(finished_view.event_log_json())
+    kinds = [e['kind'] for e in log]
+    assert kinds[0] == 'backward_started' and kinds[-1] == 'backward_finished'
+    assert kinds.count('backward_step_done') == 4
+    acc = [e for e in log if e['kind'] == 'backward_step_done' and 'added' in e['accumulation']]
+    assert acc and acc[0]['target_input_ids'] == [events.uid(finished_view.x)]
+    assert all(isinstance(e['seq'], int) for e in log)
+
+
+def test_export_log_message_sends_a_download(finished_view):
+    sent = []
+    finished_view.send = sent.append
+    send(finished_view, {'type': 'action', 'action': 'export-log'})
+    assert sent[0]['type'] == 'download' and sent[0]['filename'].endswith('.json')
+    assert json.loads(sent[0]['content']) == finished_view.event_log()
+
+
+def test_html_replay_is_self_contained(finished_view, tmp_path):
+    path = finished_view.to_html(tmp_path / 'replay.html')
+    text = path.read_text(encoding='utf-8')
+    parser = _Scripts()
+    parser.feed(text)
+    scripts = parser.scripts
+    # exactly our three scripts: frames (JSON), bundle (base64), the loader; nothing external
+    assert [s.get('type') for s in scripts] == ['application/json', 'text/plain', 'module']
+    assert not any('src' in s or 'external' in s for s in scripts)
+    assert 'http://' not in scripts[2]['text'] and 'https://' not in scripts[2]['text']
+    assert base64.b64decode(scripts[1]['text']) == BUNDLE.read_bytes()
+    data = json.loads(scripts[0]['text'])
+    frames = data['frames']
+    assert len(frames) == 5  # before backward + one per function
+    assert [f['status']['step'] for f in frames] == [0, 1, 2, 3, 4]
+    assert all(f['dot'].startswith('digraph') for f in frames)
+    assert frames[-1]['status']['done'] is True
+    # the frames are the history: the last one is what the live view shows
+    assert frames[-1]['status']['grad_inputs'] == finished_view.status['grad_inputs']
+    xid = str(events.uid(finished_view.x))
+    assert data['panels'][xid]['grad'] == '4.0'
+    # the hostile name never appears raw inside the page
+    assert '</script><script>alert(1)' not in text
+    assert text.count('</script>') == 3
+
+
+def test_export_html_message_sends_the_page(finished_view):
+    sent = []
+    finished_view.send = sent.append
+    send(finished_view, {'type': 'action', 'action': 'export-html'})
+    assert sent[0]['mime'] == 'text/html' and sent[0]['content'].startswith('<!DOCTYPE html>')
+
+
+def test_dock_opens_a_sidecar():
+    import sidecar  # in the [test] and [notebook] extras
+    x = chainer.Variable(np.array(1.0))
+    view = GraphView(x * 2)
+    try:
+        side = view.dock(title='graph')
+        assert isinstance(side, sidecar.Sidecar) and side.title == 'graph'
+        side.close()
+    finally:
+        view.close()

@@ -1,0 +1,180 @@
+"""Validation of messages from the browser.
+
+Everything the front end sends is untrusted: a message is checked against a small
+schema and turned into ``(kind, payload)``; anything else raises :class:`BadMessage`,
+which the view logs as a warning and ignores (the kernel never sees an exception).
+The same goes for synced traits written by an ipywidgets 'update' message
+(:func:`parse_state`): our front end never writes one, but a stale or hostile one can.
+
+>>> parse({'type': 'select', 'id': 'n12'})
+('select', 12)
+>>> parse({'type': 'select', 'id': 'link:/predictor/l1'})
+('expand', '/predictor/l1')
+>>> try:
+...     parse({'type': 'action', 'action': 'rm -rf'})
+... except BadMessage as error:
+...     print(error)
+unknown action 'rm -rf'
+>>> parse_state('height', 600), parse_state('selected_id', 'n7')
+(600, 7)
+>>> try:
+...     parse_state('dot', 'digraph { evil }')
+... except BadMessage as error:
+...     print(error)
+the browser may not set 'dot' (only options, height, selected_id, position, predict)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+ACTIONS = frozenset({'step', 'run', 'back', 'forward', 'reset', 'unchain', 'unchain-preview',
+                     'device', 'predict', 'export-log', 'export-html'})
+
+#: option name -> (validator, description); values are checked, never trusted.
+MAX_TEXT = 10_000
+_NODE_ID = re.compile(r'n?(\d{1,12})')
+
+
+class BadMessage(ValueError):
+    """A message from the browser that does not fit the protocol."""
+
+
+def _bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise BadMessage(f'expected true/false, got {v!r:.60}')
+    return v
+
+
+def _text(v: Any) -> str:
+    if not isinstance(v, str) or len(v) > MAX_TEXT:
+        raise BadMessage('expected a string of at most 10000 characters')
+    return v
+
+
+def _count(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 1_000_000:
+        raise BadMessage(f'expected a non-negative integer, got {v!r:.60}')
+    return v
+
+
+def _order(v: Any) -> int | None:
+    return None if v is None else _count(v)
+
+
+def _direction(v: Any) -> str:
+    if v not in ('none', 'up', 'down'):
+        raise BadMessage(f'highlight direction must be none/up/down, got {v!r:.60}')
+    return v
+
+
+def _rankdir(v: Any) -> str:
+    if v not in ('TB', 'LR', 'BT', 'RL'):
+        raise BadMessage(f'rankdir must be TB/LR/BT/RL, got {v!r:.60}')
+    return v
+
+
+def _max_nodes(v: Any) -> int:
+    v = _count(v)
+    if v < 10:
+        raise BadMessage('max_nodes must be at least 10')
+    return v
+
+
+#: Synced traits a front end may write directly; the others are the kernel's output.
+BROWSER_WRITABLE = ('options', 'height', 'selected_id', 'position', 'predict')
+#: Bounds of the drawing area's height, in pixels.
+MIN_HEIGHT, MAX_HEIGHT = 100, 10_000
+MAX_NODE_ID = 10 ** 12 - 1
+
+OPTIONS = {
+    'search': _text, 'max_depth': _count, 'max_order': _order, 'hide_constants': _bool,
+    'show_values': _bool, 'show_grads': _bool, 'highlight_direction': _direction,
+    'rankdir': _rankdir, 'max_nodes': _max_nodes, 'auto_collapse': _bool,
+}
+
+
+def parse_node_id(value: Any) -> int:
+    """``'n12'``, ``'12'`` or ``12`` -> 12; anything else raises BadMessage."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_NODE_ID:
+        return value
+    if isinstance(value, str):
+        m = _NODE_ID.fullmatch(value)
+        if m:
+            return int(m.group(1))
+    raise BadMessage(f'not a node id: {value!r:.60}')
+
+
+def parse_options(options: Any) -> dict:
+    """Check an options dict; unknown names or bad values raise BadMessage."""
+    if not isinstance(options, dict):
+        raise BadMessage('options must be an object')
+    out = {}
+    for name, value in options.items():
+        check = OPTIONS.get(name)
+        if check is None:
+            raise BadMessage(f'unknown option {name!r:.60}')
+        out[name] = check(value)
+    return out
+
+
+def parse(content: Any) -> tuple[str, Any]:
+    """Validate one message; return ``(kind, payload)``."""
+    if not isinstance(content, dict):
+        raise BadMessage(f'message must be an object, got {type(content).__name__}')
+    kind = content.get('type')
+    if kind == 'action':
+        action = content.get('action')
+        if action not in ACTIONS:
+            raise BadMessage(f'unknown action {action!r:.60}')
+        return 'action', action
+    if kind == 'select':
+        ident = content.get('id')
+        if ident is None or ident == '':
+            return 'select', None
+        if isinstance(ident, str) and ident.startswith('link:'):
+            return 'expand', _text(ident[len('link:'):])
+        if ident == 'more':
+            return 'more', None
+        return 'select', parse_node_id(ident)
+    if kind == 'guess':
+        return 'guess', _text(content.get('value'))
+    if kind == 'options':
+        return 'options', parse_options(content.get('options'))
+    raise BadMessage(f'unknown message type {kind!r:.60}')
+
+
+def _height(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not MIN_HEIGHT <= v <= MAX_HEIGHT:
+        raise BadMessage(f'height must be an integer from {MIN_HEIGHT} to {MAX_HEIGHT} '
+                         f'pixels, got {v!r:.60}')
+    return v
+
+
+def _position(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 10 ** 9:
+        raise BadMessage(f'position must be a non-negative integer, got {v!r:.60}')
+    return v
+
+
+def _selection(v: Any) -> int | None:
+    return None if v is None or v == '' else parse_node_id(v)
+
+
+_STATE = {'options': parse_options, 'height': _height, 'selected_id': _selection,
+          'position': _position, 'predict': _bool}
+
+
+def parse_state(name: Any, value: Any) -> Any:
+    """Check one synced trait written by the browser; return the value to act on.
+
+    Only :data:`BROWSER_WRITABLE` traits pass; ``options`` may be partial (the view
+    merges it over its current options).  Whether a node id or a position exists is
+    for the view to say.
+    """
+    check = _STATE.get(name) if isinstance(name, str) else None
+    if check is None:
+        raise BadMessage(f'the browser may not set {name!r:.60} (only '
+                         f'{", ".join(BROWSER_WRITABLE)})')
+    return check(value)
