@@ -96,6 +96,7 @@ class GraphPane {
     this.gv = graphviz(container, { useWorker: false, zoom: true, fit: true })
       .keyMode('id')
       .tweenShapes(false)
+      .tweenPaths(false)  // path tweening samples every edge (getPointAtLength): most of a step
       .growEnteringEdges(false);
   }
 
