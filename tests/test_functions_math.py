@@ -24,17 +24,14 @@ import pytest
 
 import autograd_lab as chainer
 import autograd_lab.functions as F
-from autograd_lab import FunctionNode, Variable, gradient_check
+from autograd_lab import FunctionNode, Variable
 from autograd_lab.utils.type_check import InvalidType
 from chainer_ref import requires_chainer, run as run_chainer
-
-FLOATS = (np.float16, np.float32, np.float64)
-FIRST = {np.float64: dict(eps=1e-4, atol=1e-7, rtol=1e-6),
-         np.float32: dict(eps=1e-3, atol=1e-4, rtol=1e-3, dtype=np.float64),
-         np.float16: dict(eps=1e-2, atol=5e-2, rtol=5e-2, dtype=np.float64)}
-SECOND = {np.float64: dict(eps=1e-4, atol=1e-6, rtol=1e-5),
-          np.float32: dict(eps=1e-3, atol=1e-3, rtol=1e-2, dtype=np.float64),
-          np.float16: dict(eps=1e-2, atol=1e-1, rtol=1e-1, dtype=np.float64)}
+from function_harness import (FLOATS, RECORDING, assert_closed_form_orders,
+                              assert_paths_identical, assert_records_agree,
+                              check_first_order, check_second_order, count_backward_paths,
+                              dtype_params, first_order_vars, run_here as run_program,
+                              setup_case)
 
 
 def V(a: Any) -> Variable:
@@ -169,18 +166,13 @@ for fname in ('max', 'min'):
          ((2, 3, 2), 'distinct'))
 
 
-def outputs_of(result: Any) -> tuple:
-    return tuple(result) if isinstance(result, (tuple, list)) else (result,)
+def draw_inputs(case_: Case, dtype: Any, rng: np.random.Generator) -> tuple:
+    return tuple(np.asarray(DOMAINS[domain](rng, shape), dtype=dtype)
+                 for shape, domain in case_.inputs)
 
 
 def setup(case_: Case, dtype: Any, seed: int = 0) -> tuple:
-    rng = np.random.default_rng(seed)
-    np.random.seed(seed)  # the direction drawn by gradient_check
-    xs = tuple(np.asarray(DOMAINS[domain](rng, shape), dtype=dtype)
-               for shape, domain in case_.inputs)
-    ys = outputs_of(case_.fn(*[Variable(x) for x in xs]))
-    gys = tuple(rng.uniform(-1, 1, y.shape).astype(y.dtype) for y in ys)
-    return xs, gys, rng
+    return setup_case(case_, dtype, draw_inputs, seed)
 
 
 def options(table: dict, case_: Case, dtype: Any) -> dict:
@@ -191,83 +183,23 @@ def options(table: dict, case_: Case, dtype: Any) -> dict:
     return opts
 
 
-def dtype_params() -> list:
-    return [pytest.param(c, d, id=f'{c.name}-{np.dtype(d).name}')
-            for c in CASES for d in c.dtypes]
-
-
-@pytest.mark.parametrize('case_, dtype', dtype_params())
+@pytest.mark.parametrize('case_, dtype', dtype_params(CASES))
 def test_check_backward(case_, dtype):
-    xs, gys, _ = setup(case_, dtype)
-    gradient_check.check_backward(case_.fn, xs, gys, **options(FIRST, case_, dtype))
+    check_first_order(case_, dtype, setup, options)
 
 
-@pytest.mark.parametrize('case_, dtype', dtype_params())
+@pytest.mark.parametrize('case_, dtype', dtype_params(CASES))
 def test_check_double_backward(case_, dtype):
-    xs, gys, rng = setup(case_, dtype)
-    ggxs = tuple(rng.uniform(-1, 1, x.shape).astype(dtype) for x in xs)
-    gradient_check.check_double_backward(case_.fn, xs, gys, ggxs,
-                                         **options(SECOND, case_, dtype))
+    check_second_order(case_, dtype, setup, options)
 
 
 # ---- fast path == Variable path, bitwise ---------------------------------------------------
 
-def _node_classes() -> list:
-    seen, stack = [], [FunctionNode]
-    while stack:
-        cls = stack.pop()
-        for sub in cls.__subclasses__():
-            if sub.__module__.startswith('autograd_lab.functions') and sub not in seen:
-                seen.append(sub)
-            stack.append(sub)
-    return seen
-
-
-@pytest.fixture
-def path_counter(monkeypatch):
-    """Counts the calls of ``backward`` and ``backward_arrays`` of the built-in nodes."""
-    calls = {'backward': 0, 'backward_arrays': 0}
-
-    def spy(cls: type, name: str) -> None:
-        original = cls.__dict__[name]
-
-        def wrapper(self, *args, **kwargs):
-            calls[name] += 1
-            return original(self, *args, **kwargs)
-        monkeypatch.setattr(cls, name, wrapper)
-
-    for cls in _node_classes():
-        for name in ('backward', 'backward_arrays'):
-            if name in cls.__dict__:
-                spy(cls, name)
-    return calls
-
-
-def first_order_grads(fn: Callable, xs: tuple, gys: tuple, double: bool) -> list:
-    x_vars = [Variable(x.copy()) for x in xs]
-    ys = outputs_of(fn(*x_vars))
-    if len(ys) == 1:
-        ys[0].grad = gys[0].copy()
-        ys[0].backward(enable_double_backprop=double)
-    else:
-        chainer.backward(list(ys), [g.copy() for g in gys], enable_double_backprop=double)
-    return x_vars
-
-
-@pytest.mark.parametrize('case_, dtype', dtype_params())
-def test_fast_and_variable_paths_identical(case_, dtype, path_counter):
+@pytest.mark.parametrize('case_, dtype', dtype_params(CASES))
+def test_fast_and_variable_paths_identical(case_, dtype, monkeypatch):
+    path_counter = count_backward_paths(monkeypatch)
     xs, gys, _ = setup(case_, dtype)
-    fast = first_order_grads(case_.fn, xs, gys, double=False)
-    n_fast = dict(path_counter)
-    slow = first_order_grads(case_.fn, xs, gys, double=True)
-    assert n_fast['backward'] == 0 and n_fast['backward_arrays'] > 0
-    assert path_counter['backward_arrays'] == n_fast['backward_arrays']  # slow: none
-    assert path_counter['backward'] > 0
-    for x, a, b in zip(xs, fast, slow, strict=True):
-        assert type(a.grad) is np.ndarray and type(b.grad) is np.ndarray
-        assert a.grad.dtype == b.grad.dtype == x.dtype and a.grad.shape == x.shape
-        assert np.array_equal(a.grad, b.grad, equal_nan=True), (a.grad, b.grad)
-        assert a.grad_var.creator is None  # no graph without double backprop
+    assert_paths_identical(case_.fn, xs, gys, path_counter)
 
 
 def test_every_new_node_has_both_backward_paths():
@@ -386,14 +318,7 @@ POINTS = np.array([0.15, 0.35, 0.55, 0.75, 0.9])
 @pytest.mark.parametrize('name', sorted(HIGHER))
 def test_higher_order_closed_forms(name):
     fn, closed = HIGHER[name]
-    x = Variable(POINTS.copy())
-    expected = closed(POINTS)
-    g = fn(x)
-    np.testing.assert_allclose(g.array, expected[0], rtol=1e-13)
-    for order in (1, 2, 3):
-        g, = chainer.grad([g], [x], enable_double_backprop=True)
-        np.testing.assert_allclose(g.array, expected[order], rtol=1e-11, atol=1e-13,
-                                   err_msg=f'order {order} of {name}')
+    assert_closed_form_orders(name, fn, closed, POINTS, rtol=1e-11)
 
 
 # ---- clip ------------------------------------------------------------------------------------
@@ -676,10 +601,10 @@ def test_device_arrays_stay_on_the_device(case_, fake_gpu):
     import fake_gpu as fake
     dtype = case_.dtypes[-1]
     xs, gys, _ = setup(case_, dtype)
-    cpu = first_order_grads(case_.fn, xs, gys, double=False)
+    cpu = first_order_vars(case_.fn, xs, gys, double=False)
     for double in (False, True):
-        on_device = first_order_grads(case_.fn, tuple(fake.to_device(x, 1) for x in xs),
-                                      tuple(fake.to_device(g, 1) for g in gys), double)
+        on_device = first_order_vars(case_.fn, tuple(fake.to_device(x, 1) for x in xs),
+                                     tuple(fake.to_device(g, 1) for g in gys), double)
         for c, d in zip(cpu, on_device, strict=True):
             assert isinstance(d.grad, fake.FakeGpuArray) and d.grad.device_id == 1
             assert np.array_equal(d.grad.get(), c.grad, equal_nan=True)
@@ -687,32 +612,7 @@ def test_device_arrays_stay_on_the_device(case_, fake_gpu):
 
 # ---- differential test against the real Chainer 7.8.1 -------------------------------------------
 
-PROGRAM = r'''
-rng = np.random.RandomState(0)
-
-
-def u(*shape, dtype=np.float64, lo=-1.0, hi=1.0):
-    return rng.uniform(lo, hi, shape).astype(dtype)
-
-
-def record(name, fn, *arrays):
-    """Forward values, labels, first-order and second-order gradients."""
-    xs = [chainer.Variable(a) for a in arrays]
-    ys = fn(*xs)
-    ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
-    gys = [u(*y.shape, dtype=y.dtype) for y in ys]
-    for k, y in enumerate(ys):
-        out['%s/y%d' % (name, k)] = y.array
-        out['%s/label%d' % (name, k)] = y.creator.label
-    gxs = chainer.grad(ys, xs, gys, enable_double_backprop=True)
-    total = None
-    for i, g in enumerate(gxs):
-        out['%s/g%d' % (name, i)] = g.array
-        total = F.sum(g * g) if total is None else total + F.sum(g * g)
-    for i, gg in enumerate(chainer.grad([total], xs)):
-        if gg is not None:
-            out['%s/gg%d' % (name, i)] = gg.array
-
+PROGRAM = RECORDING + r'''
 
 for dtype in (np.float32, np.float64):
     n = np.dtype(dtype).name
@@ -753,26 +653,12 @@ record('bmm_2d', F.batch_matmul, u(2, 3, dtype=np.float32), u(2, 1, 4, dtype=np.
 
 
 def run_here() -> dict:
-    out: dict = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore', DeprecationWarning)
-        exec(PROGRAM, {'np': np, 'chainer': chainer, 'F': F, 'out': out})
-    return {k: np.asarray(v) for k, v in out.items()}
+    return run_program(PROGRAM, quiet=True)
 
 
 @requires_chainer
 def test_agrees_with_chainer() -> None:
-    expected = run_chainer(PROGRAM)
-    got = run_here()
-    assert sorted(got) == sorted(expected)
-    for key, want in expected.items():
-        have = got[key]
-        if want.dtype.kind == 'U':
-            assert str(have) == str(want), key
-            continue
-        assert have.dtype == want.dtype and have.shape == want.shape, key
-        rtol = 2e-5 if want.dtype == np.float32 else 1e-10
-        np.testing.assert_allclose(have, want, rtol=rtol, atol=rtol, err_msg=key)
+    assert_records_agree(run_here(), run_chainer(PROGRAM))
 
 
 def test_differential_program_runs_without_chainer() -> None:

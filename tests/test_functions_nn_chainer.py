@@ -10,11 +10,8 @@ within float rounding.  Skipped when the Chainer venv is absent.
 
 from __future__ import annotations
 
-import numpy as np
-
-import autograd_lab
-import autograd_lab.functions
 from chainer_ref import requires_chainer, run as run_chainer
+from function_harness import assert_records_agree, run_here as run_program
 
 PROGRAM = r'''
 rng = np.random.RandomState(0)
@@ -109,26 +106,12 @@ for dtype in (f32, f64):
 
 
 def run_here() -> dict:
-    out: dict = {}
-    namespace = {'np': np, 'chainer': autograd_lab, 'F': autograd_lab.functions, 'out': out}
-    exec(PROGRAM, namespace)
-    return {k: np.asarray(v) for k, v in out.items()}
+    return run_program(PROGRAM)
 
 
 @requires_chainer
 def test_functions_agree_with_chainer() -> None:
-    expected = run_chainer(PROGRAM)
-    got = run_here()
-    assert sorted(got) == sorted(expected)
-    for key, want in expected.items():
-        have = got[key]
-        if want.dtype.kind == 'U':
-            assert str(have) == str(want), key
-            continue
-        assert have.dtype == want.dtype, key
-        assert have.shape == want.shape, key
-        rtol = 2e-5 if want.dtype == np.float32 else 1e-10
-        np.testing.assert_allclose(have, want, rtol=rtol, atol=rtol, err_msg=key)
+    assert_records_agree(run_here(), run_chainer(PROGRAM))
 
 
 def test_program_runs_without_chainer() -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import warnings
 from dataclasses import dataclass, field
 from collections.abc import Callable
 from typing import Any
@@ -30,18 +29,9 @@ import autograd_lab as chainer
 import autograd_lab.functions as F
 from autograd_lab import FunctionNode, Variable, gradient_check
 from autograd_lab.gradient_check import NondifferentiableError
-
-FLOATS = (np.float16, np.float32, np.float64)
-
-# Tolerances: float64 is checked tightly (numerical derivative in float64 with a
-# small eps); float32/float16 gradients are compared with a float64 numerical
-# derivative (dtype=float64) and their own rounding error.
-FIRST = {np.float64: dict(eps=1e-4, atol=1e-7, rtol=1e-6),
-         np.float32: dict(eps=1e-3, atol=1e-4, rtol=1e-3, dtype=np.float64),
-         np.float16: dict(eps=1e-2, atol=5e-2, rtol=5e-2, dtype=np.float64)}
-SECOND = {np.float64: dict(eps=1e-4, atol=1e-6, rtol=1e-5),
-          np.float32: dict(eps=1e-3, atol=1e-3, rtol=1e-2, dtype=np.float64),
-          np.float16: dict(eps=1e-2, atol=1e-1, rtol=1e-1, dtype=np.float64)}
+from function_harness import (FLOATS, assert_closed_form_orders, check_first_order,
+                              check_second_order, count_backward_paths, dtype_params,
+                              first_order_vars, outputs_of, setup_case)
 
 
 @dataclass
@@ -74,10 +64,6 @@ def make_inputs(case: Case, dtype: Any, rng: np.random.Generator) -> tuple:
             a = rng.uniform(-1.0, 1.0, shape)
         arrays.append(np.asarray(a, dtype=dtype))
     return tuple(arrays)
-
-
-def outputs_of(result: Any) -> tuple:
-    return tuple(result) if isinstance(result, (tuple, list)) else (result,)
 
 
 # ---- the cases ------------------------------------------------------------------------
@@ -258,11 +244,6 @@ CASE_IDS = [c.name for c in CASES]
 assert len(set(CASE_IDS)) == len(CASE_IDS)
 
 
-def dtype_params() -> list:
-    return [pytest.param(c, d, id=f'{c.name}-{np.dtype(d).name}')
-            for c in CASES for d in c.dtypes]
-
-
 def options(table: dict, case_: Case, dtype: Any) -> dict:
     opts = dict(table[dtype])
     opts['eps'] = case_.eps.get(dtype, opts['eps'])
@@ -271,12 +252,7 @@ def options(table: dict, case_: Case, dtype: Any) -> dict:
 
 
 def setup(case_: Case, dtype: Any, seed: int = 0) -> tuple:
-    rng = np.random.default_rng(seed)
-    np.random.seed(seed)  # the direction drawn by gradient_check
-    xs = make_inputs(case_, dtype, rng)
-    ys = outputs_of(case_.fn(*[Variable(x) for x in xs]))
-    gys = tuple(rng.uniform(-1, 1, y.shape).astype(y.dtype) for y in ys)
-    return xs, gys, rng
+    return setup_case(case_, dtype, make_inputs, seed)
 
 
 # ---- coverage: every function of the library has cases ----------------------------------
@@ -302,63 +278,20 @@ def test_every_function_has_a_case():
 
 # ---- first and second order, numerically --------------------------------------------------
 
-@pytest.mark.parametrize('case_, dtype', dtype_params())
+@pytest.mark.parametrize('case_, dtype', dtype_params(CASES))
 def test_check_backward(case_, dtype):
-    xs, gys, _ = setup(case_, dtype)
-    gradient_check.check_backward(case_.fn, xs, gys, **options(FIRST, case_, dtype))
+    check_first_order(case_, dtype, setup, options)
 
 
-@pytest.mark.parametrize('case_, dtype', dtype_params())
+@pytest.mark.parametrize('case_, dtype', dtype_params(CASES))
 def test_check_double_backward(case_, dtype):
-    xs, gys, rng = setup(case_, dtype)
-    ggxs = tuple(rng.uniform(-1, 1, x.shape).astype(dtype) for x in xs)
-    gradient_check.check_double_backward(case_.fn, xs, gys, ggxs,
-                                         **options(SECOND, case_, dtype))
+    check_second_order(case_, dtype, setup, options)
 
 
 # ---- fast path == Variable path, bitwise ------------------------------------------------
 
-def _node_classes() -> list:
-    seen, stack = [], [FunctionNode]
-    while stack:
-        cls = stack.pop()
-        for sub in cls.__subclasses__():
-            if sub.__module__.startswith('autograd_lab.functions') and sub not in seen:
-                seen.append(sub)
-            stack.append(sub)
-    return seen
-
-
-@pytest.fixture
-def path_counter(monkeypatch):
-    """Counts calls of ``backward`` and ``backward_arrays`` of the built-in nodes."""
-    calls = {'backward': 0, 'backward_arrays': 0}
-
-    def spy(cls: type, name: str) -> None:
-        original = cls.__dict__[name]
-
-        def wrapper(self, *args, **kwargs):
-            calls[name] += 1
-            return original(self, *args, **kwargs)
-        monkeypatch.setattr(cls, name, wrapper)
-
-    for cls in _node_classes():
-        for name in ('backward', 'backward_arrays'):
-            if name in cls.__dict__:
-                spy(cls, name)
-    return calls
-
-
 def _first_order_grads(case_: Case, xs: tuple, gys: tuple, double: bool) -> list:
-    x_vars = [Variable(x.copy()) for x in xs]
-    ys = outputs_of(case_.fn(*x_vars))
-    if len(ys) == 1:
-        ys[0].grad = gys[0].copy()
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore', DeprecationWarning)
-            ys[0].backward(enable_double_backprop=double)
-    else:
-        chainer.backward(list(ys), [g.copy() for g in gys], enable_double_backprop=double)
+    x_vars = first_order_vars(case_.fn, xs, gys, double, quiet=True)
     return [x.grad for x in x_vars], [x.grad_var for x in x_vars]
 
 
@@ -396,8 +329,9 @@ def test_every_node_used_has_both_backward_paths():
         assert callable(getattr(cls, 'backward_arrays', None)), cls
 
 
-@pytest.mark.parametrize('case_, dtype', dtype_params())
-def test_fast_and_variable_paths_identical(case_, dtype, path_counter):
+@pytest.mark.parametrize('case_, dtype', dtype_params(CASES))
+def test_fast_and_variable_paths_identical(case_, dtype, monkeypatch):
+    path_counter = count_backward_paths(monkeypatch)
     xs, gys, _ = setup(case_, dtype)
     fast, fast_vars = _first_order_grads(case_, xs, gys, double=False)
     n_fast = dict(path_counter)
@@ -491,16 +425,7 @@ POINTS = np.array([0.3, 0.7, 1.1, 1.9, 2.6])
 @pytest.mark.parametrize('name', sorted(HIGHER))
 def test_higher_order_closed_forms(name):
     fn, closed = HIGHER[name]
-    x = Variable(POINTS.copy())
-    expected = closed(POINTS)
-    y = fn(x)
-    np.testing.assert_allclose(y.array, expected[0], rtol=1e-13)
-    g = y
-    for order in (1, 2, 3):
-        g, = chainer.grad([g], [x], enable_double_backprop=True)
-        assert g is not None, order
-        np.testing.assert_allclose(g.array, expected[order], rtol=1e-12, atol=1e-13,
-                                   err_msg=f'order {order} of {name}')
+    expected = assert_closed_form_orders(name, fn, closed, POINTS, rtol=1e-12)
     # backward() gives the same first and second orders
     x2 = Variable(POINTS.copy())
     F.sum(fn(x2)).backward(enable_double_backprop=True)

@@ -20,6 +20,7 @@ import autograd_lab.links as L
 from autograd_lab import backend, initializers
 from autograd_lab.link import current_links
 from chainer_ref import requires_chainer, run as run_chainer
+from function_harness import run_here
 
 
 def f32(a):
@@ -648,29 +649,13 @@ def test_seeded_mlp_matches_chainer_forward_and_backward():
     out['names'] = np.array([n for n, _ in model.namedparams()])
     """
     ref = run_chainer(code)
-
-    class MLP(chainer.Chain):
-        def __init__(self):
-            super().__init__()
-            with self.init_scope():
-                self.l1 = L.Linear(None, 16)
-                self.l2 = L.Linear(16, 4)
-
-        def forward(self, x):
-            return self.l2(F.relu(self.l1(x)))
-
-    np.random.seed(0)
-    model = MLP()
-    x = np.random.rand(5, 8).astype(np.float32)
-    t = np.array([0, 1, 2, 3, 0], np.int32)
-    loss = F.softmax_cross_entropy(model(x), t)
-    model.cleargrads()
-    loss.backward()
-    assert [n for n, _ in model.namedparams()] == ref['names'].tolist()
-    np.testing.assert_allclose(loss.array, ref['loss'], rtol=1e-6)
-    for name, p in model.namedparams():
-        np.testing.assert_array_equal(p.array, ref['p' + name])
-        np.testing.assert_allclose(p.grad, ref['g' + name], rtol=1e-5, atol=1e-7)
+    got = run_here(code)   # the same program with chainer = autograd_lab
+    names = got['names'].tolist()
+    assert names == ref['names'].tolist()
+    np.testing.assert_allclose(got['loss'], ref['loss'], rtol=1e-6)
+    for name in names:
+        np.testing.assert_array_equal(got['p' + name], ref['p' + name])
+        np.testing.assert_allclose(got['g' + name], ref['g' + name], rtol=1e-5, atol=1e-7)
 
 
 @requires_chainer
@@ -693,22 +678,15 @@ def test_standard_links_match_chainer():
         out['h_test'] = bn(conv(x)).array
     """
     ref = run_chainer(code)
-    np.random.seed(4)
-    conv = L.Convolution2D(None, 3, 3, stride=1, pad=1)
-    bn = L.BatchNormalization(3)
-    ln = L.LayerNormalization()
-    emb = L.EmbedID(10, 4)
-    x = np.random.randn(2, 2, 5, 5).astype(np.float32)
-    h = bn(conv(x))
-    np.testing.assert_array_equal(conv.W.array, ref['conv_W'])
-    np.testing.assert_allclose(h.array, ref['h'], rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(bn.avg_mean, ref['avg_mean'], rtol=1e-5, atol=1e-7)
-    np.testing.assert_allclose(bn.avg_var, ref['avg_var'], rtol=1e-5)
-    np.testing.assert_allclose(ln(h.array.reshape(2, -1)).array, ref['ln'], rtol=1e-4,
-                               atol=1e-5)
-    np.testing.assert_array_equal(emb(np.array([1, 9], np.int32)).array, ref['emb'])
-    with chainer.using_config('train', False):
-        np.testing.assert_allclose(bn(conv(x)).array, ref['h_test'], rtol=1e-4, atol=1e-5)
+    got = run_here(code)   # the same program with chainer = autograd_lab
+    assert sorted(got) == sorted(ref)
+    np.testing.assert_array_equal(got['conv_W'], ref['conv_W'])
+    np.testing.assert_allclose(got['h'], ref['h'], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got['avg_mean'], ref['avg_mean'], rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(got['avg_var'], ref['avg_var'], rtol=1e-5)
+    np.testing.assert_allclose(got['ln'], ref['ln'], rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(got['emb'], ref['emb'])
+    np.testing.assert_allclose(got['h_test'], ref['h_test'], rtol=1e-4, atol=1e-5)
 
 
 def test_module_surface():

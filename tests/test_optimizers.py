@@ -9,6 +9,7 @@ by recording what each stage sees.
 from __future__ import annotations
 
 import math
+import textwrap
 import warnings
 
 import numpy as np
@@ -20,6 +21,7 @@ import autograd_lab.optimizer_hooks as H
 import autograd_lab.optimizers as O
 from autograd_lab.optimizer import Hyperparameter, UpdateRule
 from chainer_ref import requires_chainer, run as run_chainer
+from function_harness import run_here
 
 P0 = np.array([0.5, -1.0, 2.0], np.float32)
 GRADS = [np.array(g, np.float32) for g in ([0.1, -0.2, 0.3], [0.4, 0.0, -0.5], [-0.3, 0.2, 0.1])]
@@ -45,62 +47,58 @@ def run_steps(opt, grads=GRADS, value=P0):
 
 # ---- closed forms (float64) ----------------------------------------------------------------
 
-def ref_sgd(lr=0.01):
-    p = P0.astype(np.float64)
-    out = []
-    for g in GRADS:
-        p = p - lr * g
+def closed_form(step, state=0.0):
+    """Runs ``step(p, g, t, state) -> (p, state)`` over GRADS (t = 1, 2, ...) from P0 in
+    float64 and returns every step's parameter."""
+    p, out = P0.astype(np.float64), []
+    for t, g in enumerate(GRADS, start=1):
+        p, state = step(p, g, t, state)
         out.append(p)
     return out
+
+
+def ref_sgd(lr=0.01):
+    return closed_form(lambda p, g, t, state: (p - lr * g, state))
 
 
 def ref_momentum(lr=0.01, mu=0.9):
-    p, v, out = P0.astype(np.float64), 0.0, []
-    for g in GRADS:
+    def step(p, g, t, v):
         v = mu * v - lr * g
-        p = p + v
-        out.append(p)
-    return out
+        return p + v, v
+    return closed_form(step)
 
 
 def ref_nesterov(lr=0.01, mu=0.9):
-    p, v, out = P0.astype(np.float64), 0.0, []
-    for g in GRADS:
+    def step(p, g, t, v):
         v = mu * v - lr * g
-        p = p + mu * mu * v - (1 + mu) * lr * g
-        out.append(p)
-    return out
+        return p + mu * mu * v - (1 + mu) * lr * g, v
+    return closed_form(step)
 
 
 def ref_adagrad(lr=0.001, eps=1e-8):
-    p, h, out = P0.astype(np.float64), 0.0, []
-    for g in GRADS:
+    def step(p, g, t, h):
         h = h + g * g
-        p = p - lr * g / (np.sqrt(h) + eps)
-        out.append(p)
-    return out
+        return p - lr * g / (np.sqrt(h) + eps), h
+    return closed_form(step)
 
 
 def ref_rmsprop(lr=0.01, alpha=0.99, eps=1e-8, inside=False):
-    p, ms, out = P0.astype(np.float64), 0.0, []
-    for g in GRADS:
+    def step(p, g, t, ms):
         ms = alpha * ms + (1 - alpha) * g * g
         denom = np.sqrt(ms + eps) if inside else np.sqrt(ms) + eps
-        p = p - lr * g / denom
-        out.append(p)
-    return out
+        return p - lr * g / denom, ms
+    return closed_form(step)
 
 
 def ref_adam(alpha=0.001, b1=0.9, b2=0.999, eps=1e-8, eta=1.0, wd=0.0, amsgrad=False):
-    p, m, v, vhat, out = P0.astype(np.float64), 0.0, 0.0, 0.0, []
-    for t, g in enumerate(GRADS, start=1):
+    def step(p, g, t, state):
+        m, v, vhat = state
         m = m + (1 - b1) * (g - m)
         v = v + (1 - b2) * (g * g - v)
         vhat = np.maximum(vhat, v) if amsgrad else v
         alpha_t = alpha * math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
-        p = p - eta * (alpha_t * m / (np.sqrt(vhat) + eps) + wd * p)
-        out.append(p)
-    return out
+        return p - eta * (alpha_t * m / (np.sqrt(vhat) + eps) + wd * p), (m, v, vhat)
+    return closed_form(step, (0.0, 0.0, 0.0))
 
 
 CASES = [
@@ -520,7 +518,6 @@ def test_trajectories_match_chainer():
              'Adam(alpha=0.05, eta=0.5, weight_decay_rate=0.1)',
              'AdaBound(alpha=0.05, final_lr=0.1, gamma=0.1)']
     code = f"""
-    import chainer.optimizer_hooks as H
     for i, name in enumerate({names!r}):
         link = chainer.Link()
         with link.init_scope():
@@ -535,21 +532,12 @@ def test_trajectories_match_chainer():
         out[str(i) + 'u'] = link.u.array
         out[str(i) + 'g'] = link.w.grad
     """
-    ref = run_chainer(code)
+    ref = run_chainer('import chainer.optimizer_hooks as H\n' + textwrap.dedent(code))
+    got = run_here(code, O=O, H=H)   # the same program with chainer = autograd_lab
     for i, name in enumerate(names):
-        link = chainer.Link()
-        with link.init_scope():
-            link.w = chainer.Parameter(np.array([0.5, -1.0, 2.0], np.float32))
-            link.u = chainer.Parameter(np.array([[1.0, 2.0]], np.float32))
-        opt = eval('O.' + name).setup(link)
-        opt.add_hook(H.WeightDecay(0.01))
-        opt.set_loss_scale(4.0)
-        for step in range(4):
-            opt.update(lambda link=link, step=step: F.sum(F.tanh(link.w) * link.w)
-                       + F.sum(link.u * link.u * step))
-        np.testing.assert_allclose(link.w.array, ref[f'{i}w'], rtol=1e-6, err_msg=name)
-        np.testing.assert_allclose(link.u.array, ref[f'{i}u'], rtol=1e-6, err_msg=name)
-        np.testing.assert_allclose(link.w.grad, ref[f'{i}g'], rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(got[f'{i}w'], ref[f'{i}w'], rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(got[f'{i}u'], ref[f'{i}u'], rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(got[f'{i}g'], ref[f'{i}g'], rtol=1e-6, err_msg=name)
 
 
 # ---- cache-blocked CPU updates ------------------------------------------------------------------

@@ -301,7 +301,60 @@ def _check_conv(label: str, inputs: tuple, groups: int, w_in_axis: int) -> None:
         _check_bias(label, inputs, W.shape[1] * groups)
 
 
-class Convolution2DFunction(FunctionNode):
+def _convolve(geo: _Geometry, transposed: bool, a: Any, W: Any, hw: tuple, arrays: bool
+              ) -> Any:
+    """``a`` convolved (or, ``transposed``, transposed-convolved) with ``W`` to spatial size
+    ``hw``: the gradients of the three convolution nodes are all such products.
+
+    With ``arrays`` it is computed on raw arrays; otherwise it is a node on Variables, so
+    that the gradient has gradients of its own.
+    """
+    if arrays:
+        return (_deconv_forward if transposed else _conv_forward)(geo, a, W, None, *hw)
+    if transposed:
+        return Deconvolution2DFunction(geo, hw).apply((a, W))[0]
+    return Convolution2DFunction(geo, outsize=tuple(hw)).apply((a, W))[0]
+
+
+class _ConvolutionBase(FunctionNode):
+    """The backward shared by a convolution and its transpose, which are each other's adjoint.
+
+    The input gradient of either is the *other* one applied to ``(gy, W)``; the filter
+    gradient is :class:`Convolution2DGradW` of (image, gradient of the convolution's output),
+    i.e. ``(x, gy)`` for a convolution and ``(gy, x)`` for its transpose; the bias gradient
+    sums ``gy`` over batch and space.  Written once for both backward paths (``arrays``).
+    """
+
+    geo: _Geometry
+    _transposed = False
+
+    def _grads(self, indexes: tuple, x: Any, W: Any, gy: Any, arrays: bool) -> tuple:
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(_convolve(self.geo, not self._transposed, gy, W, x.shape[2:], arrays))
+            elif i == 1:
+                image, grad = (gy, x) if self._transposed else (x, gy)
+                if arrays:
+                    ret.append(_conv_grad_w(self.geo, image, grad, W.shape[2], W.shape[3],
+                                            W.dtype))
+                else:
+                    ret.append(Convolution2DGradW(self.geo, W.shape, W.dtype)
+                               .apply((image, grad))[0])
+            else:
+                ret.append(gy.sum(axis=(0, 2, 3)) if arrays else _sum(gy, axis=(0, 2, 3)))
+        return tuple(ret)
+
+    def backward(self, indexes: tuple, gys: tuple) -> tuple:
+        x, W = self.get_retained_inputs()
+        return self._grads(indexes, x, W, gys[0], arrays=False)
+
+    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
+        return self._grads(indexes, self.inputs[0].data, self.inputs[1].data, gys[0],
+                           arrays=True)
+
+
+class Convolution2DFunction(_ConvolutionBase):
     """2-D convolution (cross-correlation, as in Chainer) of ``x`` with filters ``W``."""
 
     label = 'Convolution2DFunction'
@@ -333,38 +386,12 @@ class Convolution2DFunction(FunctionNode):
         out_h, out_w = self._out_size(x, W)
         return _conv_forward(self.geo, x, W, b, out_h, out_w),
 
-    def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        x, W = self.get_retained_inputs()
-        gy, = gys
-        ret = []
-        for i in indexes:
-            if i == 0:
-                deconv = Deconvolution2DFunction(self.geo, x.shape[2:])
-                ret.append(deconv.apply((gy, W))[0])
-            elif i == 1:
-                ret.append(Convolution2DGradW(self.geo, W.shape, W.dtype).apply((x, gy))[0])
-            else:
-                ret.append(_sum(gy, axis=(0, 2, 3)))
-        return tuple(ret)
 
-    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        x, W = self.inputs[0].data, self.inputs[1].data
-        gy, = gys
-        ret = []
-        for i in indexes:
-            if i == 0:
-                ret.append(_deconv_forward(self.geo, gy, W, None, x.shape[2], x.shape[3]))
-            elif i == 1:
-                ret.append(_conv_grad_w(self.geo, x, gy, W.shape[2], W.shape[3], W.dtype))
-            else:
-                ret.append(gy.sum(axis=(0, 2, 3)))
-        return tuple(ret)
-
-
-class Deconvolution2DFunction(FunctionNode):
+class Deconvolution2DFunction(_ConvolutionBase):
     """Transposed 2-D convolution; ``outsize`` is the (h, w) of its output."""
 
     label = 'Deconvolution2DFunction'
+    _transposed = True
 
     def __init__(self, geometry: _Geometry, outsize: tuple) -> None:
         self.geo = geometry
@@ -390,33 +417,6 @@ class Deconvolution2DFunction(FunctionNode):
         b = inputs[2] if len(inputs) == 3 else None
         return _deconv_forward(self.geo, x, W, b, *self.outsize),
 
-    def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        x, W = self.get_retained_inputs()
-        gy, = gys
-        ret = []
-        for i in indexes:
-            if i == 0:
-                conv = Convolution2DFunction(self.geo, outsize=tuple(x.shape[2:]))
-                ret.append(conv.apply((gy, W))[0])
-            elif i == 1:
-                ret.append(Convolution2DGradW(self.geo, W.shape, W.dtype).apply((gy, x))[0])
-            else:
-                ret.append(_sum(gy, axis=(0, 2, 3)))
-        return tuple(ret)
-
-    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        x, W = self.inputs[0].data, self.inputs[1].data
-        gy, = gys
-        ret = []
-        for i in indexes:
-            if i == 0:
-                ret.append(_conv_forward(self.geo, gy, W, None, x.shape[2], x.shape[3]))
-            elif i == 1:
-                ret.append(_conv_grad_w(self.geo, gy, x, W.shape[2], W.shape[3], W.dtype))
-            else:
-                ret.append(gy.sum(axis=(0, 2, 3)))
-        return tuple(ret)
-
 
 class Convolution2DGradW(FunctionNode):
     """The filter gradient of a convolution, as a node of ``(x, gy)``."""
@@ -431,25 +431,19 @@ class Convolution2DGradW(FunctionNode):
         x, gy = inputs
         return _conv_grad_w(self.geo, x, gy, self.kh, self.kw, self.w_dtype),
 
+    def _grads(self, indexes: tuple, x: Any, gy: Any, ggW: Any, arrays: bool) -> tuple:
+        # gW is bilinear in (x, gy): each one's gradient is the product of ggW with the other.
+        return tuple(_convolve(self.geo, True, gy, ggW, x.shape[2:], arrays) if i == 0
+                     else _convolve(self.geo, False, x, ggW, gy.shape[2:], arrays)
+                     for i in indexes)
+
     def backward(self, indexes: tuple, ggs: tuple) -> tuple:
         x, gy = self.get_retained_inputs()
-        ggW, = ggs
-        ret = []
-        for i in indexes:
-            if i == 0:
-                deconv = Deconvolution2DFunction(self.geo, x.shape[2:])
-                ret.append(deconv.apply((gy, ggW))[0])
-            else:
-                conv = Convolution2DFunction(self.geo, outsize=tuple(gy.shape[2:]))
-                ret.append(conv.apply((x, ggW))[0])
-        return tuple(ret)
+        return self._grads(indexes, x, gy, ggs[0], arrays=False)
 
     def backward_arrays(self, indexes: tuple, ggs: tuple) -> tuple:
-        x, gy = self.inputs[0].data, self.inputs[1].data
-        ggW, = ggs
-        return tuple(_deconv_forward(self.geo, gy, ggW, None, x.shape[2], x.shape[3]) if i == 0
-                     else _conv_forward(self.geo, x, ggW, None, gy.shape[2], gy.shape[3])
-                     for i in indexes)
+        return self._grads(indexes, self.inputs[0].data, self.inputs[1].data, ggs[0],
+                           arrays=True)
 
 
 def _conv_kwargs(kwargs: dict) -> tuple:

@@ -12,6 +12,8 @@ array([1.        , 2.71828183])
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy
@@ -34,70 +36,136 @@ class _FloatUnary(FunctionNode):
         expect_float(self.label, xs)
 
 
-class Exp(_FloatUnary):
-    label = 'exp'
+class _Elementwise(_FloatUnary):
+    """An elementwise function stated once: its ufunc (named by ``label``) and its derivative.
+
+    ``_derivative(f, c, v, gy)`` returns the input gradient from ``v`` (the input ``x``, or
+    the output ``y`` when ``_uses_output``) and ``gy``.  It is written once and runs on both
+    backward paths: on Variables ``f`` holds this module's differentiable functions and ``c``
+    is ``float`` (constants stay Python floats, as Chainer writes them, so double backprop
+    records the same nodes); on raw arrays ``f`` is the array module and ``c`` casts
+    constants to the array's dtype.  Both paths thus perform the very same array operations
+    in the same order and give bitwise identical gradients.
+    """
+
+    _uses_output = False
+    _ufunc = ''
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._ufunc = cls.label.lower()  # 'Tanh' is the one label Chainer capitalizes
+
+    @staticmethod
+    def _derivative(f: Any, c: Any, v: Any, gy: Any) -> Any:
+        raise NotImplementedError
 
     def forward(self, xs: tuple) -> tuple:
-        self.retain_outputs((0,))
-        return backend.get_array_module(xs[0]).exp(xs[0]),
+        if self._uses_output:
+            self.retain_outputs((0,))
+        else:
+            self.retain_inputs((0,))
+        return getattr(backend.get_array_module(xs[0]), self._ufunc)(xs[0]),
 
     def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        return self.get_retained_outputs()[0] * gys[0],
+        v = (self.get_retained_outputs() if self._uses_output else self.get_retained_inputs())
+        return self._derivative(_DIFFERENTIABLE, float, v[0], gys[0]),
 
     def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        return self._retained_output_data[0] * gys[0],
+        v = self._retained_output_data[0] if self._uses_output else self.inputs[0].data
+        return self._derivative(backend.get_array_module(v), v.dtype.type, v, gys[0]),
 
 
-class Log(_FloatUnary):
+_LN2 = float(numpy.log(2.0))
+_LN10 = float(numpy.log(10.0))
+
+# Each node: its label (= the ufunc's name) and d/dx; ``_uses_output`` where the derivative
+# is cheaper from the retained output.
+
+
+class Exp(_Elementwise):
+    label, _uses_output = 'exp', True
+    _derivative = staticmethod(lambda f, c, y, gy: y * gy)
+
+
+class Log(_Elementwise):
     label = 'log'
-
-    def forward(self, xs: tuple) -> tuple:
-        self.retain_inputs((0,))
-        return backend.get_array_module(xs[0]).log(xs[0]),
-
-    def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        return gys[0] / self.get_retained_inputs()[0],
-
-    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        return gys[0] / self.inputs[0].data,
+    _derivative = staticmethod(lambda f, c, x, gy: gy / x)
 
 
-class Sin(_FloatUnary):
+class Sin(_Elementwise):
     label = 'sin'
-
-    def forward(self, xs: tuple) -> tuple:
-        self.retain_inputs((0,))
-        return backend.get_array_module(xs[0]).sin(xs[0]),
-
-    def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        return cos(self.get_retained_inputs()[0]) * gys[0],
-
-    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        x = self.inputs[0].data
-        return backend.get_array_module(x).cos(x) * gys[0],
+    _derivative = staticmethod(lambda f, c, x, gy: f.cos(x) * gy)
 
 
-class Cos(_FloatUnary):
+class Cos(_Elementwise):
     label = 'cos'
-
-    def forward(self, xs: tuple) -> tuple:
-        self.retain_inputs((0,))
-        return backend.get_array_module(xs[0]).cos(xs[0]),
-
-    def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        return -sin(self.get_retained_inputs()[0]) * gys[0],
-
-    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        x = self.inputs[0].data
-        return -backend.get_array_module(x).sin(x) * gys[0],
+    _derivative = staticmethod(lambda f, c, x, gy: -f.sin(x) * gy)
 
 
-class Tanh(_FloatUnary):
-    label = 'Tanh'
+class Sqrt(_Elementwise):
+    label, _uses_output = 'sqrt', True
+    _derivative = staticmethod(lambda f, c, y, gy: gy / (c(2.0) * y))
 
-    def forward(self, xs: tuple) -> tuple:
-        self.retain_outputs((0,))
-        return backend.get_array_module(xs[0]).tanh(xs[0]),
+
+class Square(_Elementwise):
+    label = 'square'
+    _derivative = staticmethod(lambda f, c, x, gy: c(2.0) * x * gy)
+
+
+class Log1p(_Elementwise):
+    label = 'log1p'
+    _derivative = staticmethod(lambda f, c, x, gy: gy / (x + c(1.0)))
+
+
+class Expm1(_Elementwise):
+    label, _uses_output = 'expm1', True
+    _derivative = staticmethod(lambda f, c, y, gy: (y + c(1.0)) * gy)
+
+
+class Log2(_Elementwise):
+    label = 'log2'
+    _derivative = staticmethod(lambda f, c, x, gy: gy / (x * c(_LN2)))
+
+
+class Log10(_Elementwise):
+    label = 'log10'
+    _derivative = staticmethod(lambda f, c, x, gy: gy / (x * c(_LN10)))
+
+
+class Tan(_Elementwise):
+    label = 'tan'
+    _derivative = staticmethod(lambda f, c, x, gy: gy / f.square(f.cos(x)))
+
+
+class Arcsin(_Elementwise):
+    label = 'arcsin'
+    _derivative = staticmethod(lambda f, c, x, gy: gy / f.sqrt(c(1.0) - f.square(x)))
+
+
+class Arccos(_Elementwise):
+    label = 'arccos'
+    _derivative = staticmethod(lambda f, c, x, gy: -gy / f.sqrt(c(1.0) - f.square(x)))
+
+
+class Arctan(_Elementwise):
+    label = 'arctan'
+    _derivative = staticmethod(lambda f, c, x, gy: gy / (f.square(x) + c(1.0)))
+
+
+class Sinh(_Elementwise):
+    label = 'sinh'
+    _derivative = staticmethod(lambda f, c, x, gy: gy * f.cosh(x))
+
+
+class Cosh(_Elementwise):
+    label = 'cosh'
+    _derivative = staticmethod(lambda f, c, x, gy: gy * f.sinh(x))
+
+
+class Tanh(_Elementwise):
+    """The one whose gradient is a node of its own (:class:`TanhGrad`), as in Chainer."""
+
+    label, _uses_output = 'Tanh', True
 
     def backward(self, indexes: tuple, gys: tuple) -> tuple:
         y, = self.get_retained_outputs()
@@ -144,70 +212,51 @@ class TanhGrad(FunctionNode):
                      for i in indexes)
 
 
-class Sqrt(_FloatUnary):
-    label = 'sqrt'
+def _public(node: type[_Elementwise], doc: str, given: str,
+            shows: str) -> Callable[[Any], Variable]:
+    """The public function ``f(x)`` of an elementwise node (named after its ufunc).
 
-    def forward(self, xs: tuple) -> tuple:
-        self.retain_outputs((0,))
-        return backend.get_array_module(xs[0]).sqrt(xs[0]),
+    ``given`` and ``shows`` make its docstring's example: ``f(np.array(given)).array``
+    prints ``shows``.
+    """
+    name = node._ufunc
 
-    def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        y, = self.get_retained_outputs()
-        return gys[0] / (2.0 * y),
+    def function(x: Any) -> Variable:
+        return node().apply((x,))[0]
 
-    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        y = self._retained_output_data[0]
-        return gys[0] / (y.dtype.type(2) * y),
-
-
-class Square(_FloatUnary):
-    label = 'square'
-
-    def forward(self, xs: tuple) -> tuple:
-        self.retain_inputs((0,))
-        return backend.get_array_module(xs[0]).square(xs[0]),
-
-    def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        return 2.0 * self.get_retained_inputs()[0] * gys[0],
-
-    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        x = self.inputs[0].data
-        return x.dtype.type(2) * x * gys[0],
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (f'{doc}\n\n    >>> import numpy as np\n'
+                        f'    >>> {name}(np.array({given})).array\n    {shows}\n    ')
+    return function
 
 
-def exp(x: Any) -> Variable:
-    """Elementwise ``e**x``."""
-    return Exp().apply((x,))[0]
+exp = _public(Exp, 'Elementwise ``e**x``.', '[0.0, 1.0]', 'array([1.        , 2.71828183])')
+log = _public(Log, 'Elementwise natural logarithm.', '[1.0, np.e]', 'array([0., 1.])')
+sin = _public(Sin, 'Elementwise sine.', '[0.0, np.pi / 2]', 'array([0., 1.])')
+cos = _public(Cos, 'Elementwise cosine.', '[0.0]', 'array([1.])')
+tanh = _public(Tanh, 'Elementwise hyperbolic tangent.', '[0.0, 1.0]',
+               'array([0.        , 0.76159416])')
+sqrt = _public(Sqrt, 'Elementwise square root.', '[4.0, 0.25]', 'array([2. , 0.5])')
+square = _public(Square, 'Elementwise ``x**2``.', '[3.0, -0.5]', 'array([9.  , 0.25])')
+log1p = _public(Log1p, 'Elementwise ``log(1 + x)``, accurate for small ``x``.',
+                '[0.0, 1e-10]', 'array([0.e+00, 1.e-10])')
+expm1 = _public(Expm1, 'Elementwise ``exp(x) - 1``, accurate for small ``x``.',
+                '[0.0, 1e-10]', 'array([0.e+00, 1.e-10])')
+log2 = _public(Log2, 'Elementwise base-2 logarithm.', '[1.0, 8.0]', 'array([0., 3.])')
+log10 = _public(Log10, 'Elementwise base-10 logarithm.', '[1.0, 1000.0]', 'array([0., 3.])')
+tan = _public(Tan, 'Elementwise tangent.', '[0.0]', 'array([0.])')
+arcsin = _public(Arcsin, 'Elementwise inverse sine (gradient ``1 / sqrt(1 - x**2)``).',
+                 '[0.0, 1.0]', 'array([0.        , 1.57079633])')
+arccos = _public(Arccos, 'Elementwise inverse cosine (gradient ``-1 / sqrt(1 - x**2)``).',
+                 '[1.0, 0.0]', 'array([0.        , 1.57079633])')
+arctan = _public(Arctan, 'Elementwise inverse tangent (gradient ``1 / (1 + x**2)``).',
+                 '[0.0, 1.0]', 'array([0.        , 0.78539816])')
+sinh = _public(Sinh, 'Elementwise hyperbolic sine.', '[0.0]', 'array([0.])')
+cosh = _public(Cosh, 'Elementwise hyperbolic cosine.', '[0.0]', 'array([1.])')
 
-
-def log(x: Any) -> Variable:
-    """Elementwise natural logarithm."""
-    return Log().apply((x,))[0]
-
-
-def sin(x: Any) -> Variable:
-    """Elementwise sine."""
-    return Sin().apply((x,))[0]
-
-
-def cos(x: Any) -> Variable:
-    """Elementwise cosine."""
-    return Cos().apply((x,))[0]
-
-
-def tanh(x: Any) -> Variable:
-    """Elementwise hyperbolic tangent."""
-    return Tanh().apply((x,))[0]
-
-
-def sqrt(x: Any) -> Variable:
-    """Elementwise square root."""
-    return Sqrt().apply((x,))[0]
-
-
-def square(x: Any) -> Variable:
-    """Elementwise ``x**2``."""
-    return Square().apply((x,))[0]
+# What ``_derivative`` calls on the Variable path: the differentiable versions of the ufuncs.
+_DIFFERENTIABLE = SimpleNamespace(cos=cos, sin=sin, sqrt=sqrt, square=square, sinh=sinh,
+                                  cosh=cosh)
 
 
 # ---- reductions ------------------------------------------------------------------------------
@@ -359,14 +408,8 @@ class MatMul(FunctionNode):
         return _matmul_grads(self, indexes, a, b, gys[0], matmul, reshape, sum_to)
 
     def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        a, b = self.inputs[0].data, self.inputs[1].data
-        xp = backend.get_array_module(a)
-
-        def mm(p: Any, q: Any, transa: bool = False, transb: bool = False) -> Any:
-            return xp.matmul(_swap_last(p) if transa else p, _swap_last(q) if transb else q)
-
-        return _matmul_grads(self, indexes, a, b, gys[0], mm,
-                             lambda v, s: v.reshape(s), sum_to_array)
+        return _matmul_grads_arrays(self, indexes, self.inputs[0].data, self.inputs[1].data,
+                                    gys[0])
 
 
 def _matmul_grads(node: MatMul, indexes: tuple, a: Any, b: Any, gy: Any, mm: Any,
@@ -393,6 +436,16 @@ def _matmul_grads(node: MatMul, indexes: tuple, a: Any, b: Any, gy: Any, mm: Any
     return tuple(ret)
 
 
+def _matmul_grads_arrays(node: MatMul, indexes: tuple, a: Any, b: Any, gy: Any) -> tuple:
+    """:func:`_matmul_grads` on raw arrays: the array module's products and reshapes."""
+    xp = backend.get_array_module(a)
+
+    def mm(p: Any, q: Any, transa: bool = False, transb: bool = False) -> Any:
+        return xp.matmul(_swap_last(p) if transa else p, _swap_last(q) if transb else q)
+
+    return _matmul_grads(node, indexes, a, b, gy, mm, lambda v, s: v.reshape(s), sum_to_array)
+
+
 def matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variable:
     """Matrix product with ``numpy.matmul`` rules; ``transa``/``transb`` swap the last two axes.
 
@@ -404,276 +457,6 @@ def matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variab
 
 
 # ---- more elementwise functions ---------------------------------------------------------------
-#
-# Each backward is written twice, once with differentiable functions on Variables and once on
-# raw arrays, performing the very same array operations in the same order (constants cast to
-# the array's dtype), so that both paths give bitwise identical gradients.
-
-_LN2 = float(numpy.log(2.0))
-_LN10 = float(numpy.log(10.0))
-
-
-class Log1p(_FloatUnary):
-    label = 'log1p'
-
-    def forward(self, xs: tuple) -> tuple:
-        self.retain_inputs((0,))
-        return backend.get_array_module(xs[0]).log1p(xs[0]),
-
-    def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        x, = self.get_retained_inputs()
-        return gys[0] / (x + 1.0),
-
-    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        x = self.inputs[0].data
-        return gys[0] / (x + x.dtype.type(1)),
-
-
-class Expm1(_FloatUnary):
-    label = 'expm1'
-
-    def forward(self, xs: tuple) -> tuple:
-        self.retain_outputs((0,))
-        return backend.get_array_module(xs[0]).expm1(xs[0]),
-
-    def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        y, = self.get_retained_outputs()
-        return (y + 1.0) * gys[0],
-
-    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        y = self._retained_output_data[0]
-        return (y + y.dtype.type(1)) * gys[0],
-
-
-class _LogBase(_FloatUnary):
-    """``log_b(x)``; the derivative is ``1 / (x ln b)``."""
-
-    _ufunc = ''
-    _ln_base = 1.0
-
-    def forward(self, xs: tuple) -> tuple:
-        self.retain_inputs((0,))
-        return getattr(backend.get_array_module(xs[0]), self._ufunc)(xs[0]),
-
-    def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        x, = self.get_retained_inputs()
-        return gys[0] / (x * self._ln_base),
-
-    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        x = self.inputs[0].data
-        return gys[0] / (x * x.dtype.type(self._ln_base)),
-
-
-class Log2(_LogBase):
-    label = 'log2'
-    _ufunc = 'log2'
-    _ln_base = _LN2
-
-
-class Log10(_LogBase):
-    label = 'log10'
-    _ufunc = 'log10'
-    _ln_base = _LN10
-
-
-class Tan(_FloatUnary):
-    label = 'tan'
-
-    def forward(self, xs: tuple) -> tuple:
-        self.retain_inputs((0,))
-        return backend.get_array_module(xs[0]).tan(xs[0]),
-
-    def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        x, = self.get_retained_inputs()
-        return gys[0] / square(cos(x)),
-
-    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        x = self.inputs[0].data
-        xp = backend.get_array_module(x)
-        return gys[0] / xp.square(xp.cos(x)),
-
-
-class Arcsin(_FloatUnary):
-    label = 'arcsin'
-
-    def forward(self, xs: tuple) -> tuple:
-        self.retain_inputs((0,))
-        return backend.get_array_module(xs[0]).arcsin(xs[0]),
-
-    def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        x, = self.get_retained_inputs()
-        return gys[0] / sqrt(1.0 - square(x)),
-
-    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        x = self.inputs[0].data
-        xp = backend.get_array_module(x)
-        return gys[0] / xp.sqrt(x.dtype.type(1) - xp.square(x)),
-
-
-class Arccos(_FloatUnary):
-    label = 'arccos'
-
-    def forward(self, xs: tuple) -> tuple:
-        self.retain_inputs((0,))
-        return backend.get_array_module(xs[0]).arccos(xs[0]),
-
-    def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        x, = self.get_retained_inputs()
-        return -gys[0] / sqrt(1.0 - square(x)),
-
-    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        x = self.inputs[0].data
-        xp = backend.get_array_module(x)
-        return -gys[0] / xp.sqrt(x.dtype.type(1) - xp.square(x)),
-
-
-class Arctan(_FloatUnary):
-    label = 'arctan'
-
-    def forward(self, xs: tuple) -> tuple:
-        self.retain_inputs((0,))
-        return backend.get_array_module(xs[0]).arctan(xs[0]),
-
-    def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        x, = self.get_retained_inputs()
-        return gys[0] / (square(x) + 1.0),
-
-    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        x = self.inputs[0].data
-        xp = backend.get_array_module(x)
-        return gys[0] / (xp.square(x) + x.dtype.type(1)),
-
-
-class Sinh(_FloatUnary):
-    label = 'sinh'
-
-    def forward(self, xs: tuple) -> tuple:
-        self.retain_inputs((0,))
-        return backend.get_array_module(xs[0]).sinh(xs[0]),
-
-    def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        x, = self.get_retained_inputs()
-        return gys[0] * cosh(x),
-
-    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        x = self.inputs[0].data
-        return gys[0] * backend.get_array_module(x).cosh(x),
-
-
-class Cosh(_FloatUnary):
-    label = 'cosh'
-
-    def forward(self, xs: tuple) -> tuple:
-        self.retain_inputs((0,))
-        return backend.get_array_module(xs[0]).cosh(xs[0]),
-
-    def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        x, = self.get_retained_inputs()
-        return gys[0] * sinh(x),
-
-    def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        x = self.inputs[0].data
-        return gys[0] * backend.get_array_module(x).sinh(x),
-
-
-def log1p(x: Any) -> Variable:
-    """Elementwise ``log(1 + x)``, accurate for small ``x``.
-
-    >>> import numpy as np
-    >>> log1p(np.array([0.0, 1e-10])).array
-    array([0.e+00, 1.e-10])
-    """
-    return Log1p().apply((x,))[0]
-
-
-def expm1(x: Any) -> Variable:
-    """Elementwise ``exp(x) - 1``, accurate for small ``x``.
-
-    >>> import numpy as np
-    >>> expm1(np.array([0.0, 1e-10])).array
-    array([0.e+00, 1.e-10])
-    """
-    return Expm1().apply((x,))[0]
-
-
-def log2(x: Any) -> Variable:
-    """Elementwise base-2 logarithm.
-
-    >>> import numpy as np
-    >>> log2(np.array([1.0, 8.0])).array
-    array([0., 3.])
-    """
-    return Log2().apply((x,))[0]
-
-
-def log10(x: Any) -> Variable:
-    """Elementwise base-10 logarithm.
-
-    >>> import numpy as np
-    >>> log10(np.array([1.0, 1000.0])).array
-    array([0., 3.])
-    """
-    return Log10().apply((x,))[0]
-
-
-def tan(x: Any) -> Variable:
-    """Elementwise tangent.
-
-    >>> import numpy as np
-    >>> tan(np.array([0.0])).array
-    array([0.])
-    """
-    return Tan().apply((x,))[0]
-
-
-def arcsin(x: Any) -> Variable:
-    """Elementwise inverse sine (gradient ``1 / sqrt(1 - x**2)``).
-
-    >>> import numpy as np
-    >>> arcsin(np.array([0.0, 1.0])).array
-    array([0.        , 1.57079633])
-    """
-    return Arcsin().apply((x,))[0]
-
-
-def arccos(x: Any) -> Variable:
-    """Elementwise inverse cosine (gradient ``-1 / sqrt(1 - x**2)``).
-
-    >>> import numpy as np
-    >>> arccos(np.array([1.0, 0.0])).array
-    array([0.        , 1.57079633])
-    """
-    return Arccos().apply((x,))[0]
-
-
-def arctan(x: Any) -> Variable:
-    """Elementwise inverse tangent (gradient ``1 / (1 + x**2)``).
-
-    >>> import numpy as np
-    >>> arctan(np.array([0.0, 1.0])).array
-    array([0.        , 0.78539816])
-    """
-    return Arctan().apply((x,))[0]
-
-
-def sinh(x: Any) -> Variable:
-    """Elementwise hyperbolic sine.
-
-    >>> import numpy as np
-    >>> sinh(np.array([0.0])).array
-    array([0.])
-    """
-    return Sinh().apply((x,))[0]
-
-
-def cosh(x: Any) -> Variable:
-    """Elementwise hyperbolic cosine.
-
-    >>> import numpy as np
-    >>> cosh(np.array([0.0])).array
-    array([1.])
-    """
-    return Cosh().apply((x,))[0]
 
 
 def rsqrt(x: Any) -> Variable:
@@ -911,15 +694,9 @@ class BatchMatMul(FunctionNode):
 
     def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
         a, b = self.inputs[0].data, self.inputs[1].data
-        xp = backend.get_array_module(a)
-
-        def mm(p: Any, q: Any, transa: bool = False, transb: bool = False) -> Any:
-            return xp.matmul(_swap_last(p) if transa else p, _swap_last(q) if transb else q)
-
         a3 = a.reshape(_as_batch_shape(a.shape))
         b3 = b.reshape(_as_batch_shape(b.shape))
-        gs = _matmul_grads(self, indexes, a3, b3, gys[0], mm, lambda v, s: v.reshape(s),
-                           sum_to_array)
+        gs = _matmul_grads_arrays(self, indexes, a3, b3, gys[0])
         return tuple(g.reshape(self.inputs[i].shape) for g, i in zip(gs, indexes))
 
 

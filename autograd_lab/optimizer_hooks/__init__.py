@@ -27,7 +27,32 @@ import numpy
 from autograd_lab import backend
 
 
-class WeightDecay:
+class _GradientPenalty:
+    """A per-parameter hook adding the gradient of a penalty on ``p`` to ``p.grad``.
+
+    Subclasses state only that gradient (:meth:`_add`); this class holds what Chainer's
+    WeightDecay and Lasso share: the ``rate``, running before the update for each
+    parameter, and skipping parameters without data or gradient.
+    """
+
+    call_for_each_param = True
+    timing = 'pre'
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+
+    def __call__(self, rule: Any, param: Any) -> None:
+        p, g = param.array, param.grad
+        if p is None or g is None:
+            return
+        self._add(param, p, g)
+
+    def _add(self, param: Any, p: Any, g: Any) -> None:
+        """Add the penalty's gradient to ``g`` in place."""
+        raise NotImplementedError
+
+
+class WeightDecay(_GradientPenalty):
     """L2 regularization: ``g += rate * p`` (``rate`` times the loss scale when one is set).
 
     >>> import numpy as np, autograd_lab as chainer
@@ -37,24 +62,16 @@ class WeightDecay:
     """
 
     name = 'WeightDecay'
-    call_for_each_param = True
-    timing = 'pre'
 
-    def __init__(self, rate: float) -> None:
-        self.rate = rate
-
-    def __call__(self, rule: Any, param: Any) -> None:
-        p, g = param.array, param.grad
-        if p is None or g is None:
-            return
+    def _add(self, param: Any, p: Any, g: Any) -> None:
         rate = self.rate
         if param._loss_scale is not None:
             rate *= param._loss_scale
         g += rate * p
 
 
-class Lasso:
-    """L1 regularization: ``g += rate * sign(p)``.
+class Lasso(_GradientPenalty):
+    """L1 regularization: ``g += rate * sign(p)`` (unlike WeightDecay, loss scale ignored).
 
     >>> import numpy as np, autograd_lab as chainer
     >>> p = chainer.Parameter(np.array([2.0, -3.0], np.float32))
@@ -64,18 +81,9 @@ class Lasso:
     """
 
     name = 'Lasso'
-    call_for_each_param = True
-    timing = 'pre'
 
-    def __init__(self, rate: float) -> None:
-        self.rate = rate
-
-    def __call__(self, rule: Any, param: Any) -> None:
-        p, g = param.array, param.grad
-        if p is None or g is None:
-            return
-        xp = backend.get_array_module(p)
-        g += self.rate * xp.sign(p)
+    def _add(self, param: Any, p: Any, g: Any) -> None:
+        g += self.rate * backend.get_array_module(p).sign(p)
 
 
 class GradientClipping:

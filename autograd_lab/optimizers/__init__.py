@@ -116,6 +116,32 @@ def _check_eps(hp: Any, dtype: Any) -> None:
                          f'{numpy.dtype(dtype).name} ({hp.eps})')
 
 
+class _Method(GradientMethod):
+    """A gradient method whose every parameter gets a ``_rule`` sharing its hyperparameters.
+
+    Subclasses keep Chainer's explicit constructor signatures and pass them on as keywords,
+    in Chainer's order (the order the hyperparameters are listed and serialized in).  As in
+    Chainer, each hyperparameter of the rule (its ``_defaults``) is also an attribute of the
+    optimizer (a :class:`HyperparameterProxy`), added here once for all optimizers.
+    """
+
+    _rule: type[_Rule]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if '_rule' in cls.__dict__:
+            for name in cls._rule._defaults.get_dict():
+                setattr(cls, name, HyperparameterProxy(name))
+
+    def __init__(self, **hyperparams: Any) -> None:
+        super().__init__()
+        for name, value in hyperparams.items():
+            setattr(self.hyperparam, name, value)
+
+    def create_update_rule(self) -> _Rule:
+        return self._rule(self.hyperparam)
+
+
 # ---- SGD ------------------------------------------------------------------------------
 
 class SGDRule(_Rule):
@@ -135,31 +161,23 @@ class SGDRule(_Rule):
         data -= self.hyperparam.lr * grad
 
 
-class SGD(GradientMethod):
+class SGD(_Method):
     """Vanilla stochastic gradient descent.
 
     >>> opt = SGD(lr=0.5); opt.lr
     0.5
     """
 
+    _rule = SGDRule
+
     def __init__(self, lr: float = SGDRule._defaults.lr) -> None:
-        super().__init__()
-        self.hyperparam.lr = lr
-
-    lr = HyperparameterProxy('lr')
-
-    def create_update_rule(self) -> SGDRule:
-        return SGDRule(self.hyperparam)
+        super().__init__(lr=lr)
 
 
 # ---- momentum -------------------------------------------------------------------------
 
-class MomentumSGDRule(_Rule):
-    """``v = momentum * v - lr * g; p += v`` (state ``v``).
-
-    >>> MomentumSGDRule().hyperparam.momentum
-    0.9
-    """
+class _MomentumRule(_Rule):
+    """A rule with a learning rate, a momentum and a velocity state ``v``."""
 
     _defaults = _defaults(lr=0.01, momentum=0.9)
     _state_names = ('v',)
@@ -167,6 +185,24 @@ class MomentumSGDRule(_Rule):
     def __init__(self, parent_hyperparam: Hyperparameter | None = None,
                  lr: float | None = None, momentum: float | None = None) -> None:
         super().__init__(parent_hyperparam, lr=lr, momentum=momentum)
+
+
+class _MomentumMethod(_Method):
+    """The optimizer of a :class:`_MomentumRule`: ``lr`` and ``momentum``."""
+
+    _rule: type[_MomentumRule]
+
+    def __init__(self, lr: float = _MomentumRule._defaults.lr,
+                 momentum: float = _MomentumRule._defaults.momentum) -> None:
+        super().__init__(lr=lr, momentum=momentum)
+
+
+class MomentumSGDRule(_MomentumRule):
+    """``v = momentum * v - lr * g; p += v`` (state ``v``).
+
+    >>> MomentumSGDRule().hyperparam.momentum
+    0.9
+    """
 
     def _step(self, data: Any, grad: Any, state: dict, xp: Any) -> None:
         v = state['v']
@@ -175,39 +211,22 @@ class MomentumSGDRule(_Rule):
         data += v
 
 
-class MomentumSGD(GradientMethod):
+class MomentumSGD(_MomentumMethod):
     """SGD with classical momentum.
 
     >>> MomentumSGD().momentum
     0.9
     """
 
-    def __init__(self, lr: float = MomentumSGDRule._defaults.lr,
-                 momentum: float = MomentumSGDRule._defaults.momentum) -> None:
-        super().__init__()
-        self.hyperparam.lr = lr
-        self.hyperparam.momentum = momentum
-
-    lr = HyperparameterProxy('lr')
-    momentum = HyperparameterProxy('momentum')
-
-    def create_update_rule(self) -> MomentumSGDRule:
-        return MomentumSGDRule(self.hyperparam)
+    _rule = MomentumSGDRule
 
 
-class NesterovAGRule(_Rule):
+class NesterovAGRule(_MomentumRule):
     """``v = momentum v - lr g; p += momentum² v - (1 + momentum) lr g`` (state ``v``).
 
     >>> NesterovAGRule(momentum=0.5).hyperparam.momentum
     0.5
     """
-
-    _defaults = _defaults(lr=0.01, momentum=0.9)
-    _state_names = ('v',)
-
-    def __init__(self, parent_hyperparam: Hyperparameter | None = None,
-                 lr: float | None = None, momentum: float | None = None) -> None:
-        super().__init__(parent_hyperparam, lr=lr, momentum=momentum)
 
     def _step(self, data: Any, grad: Any, state: dict, xp: Any) -> None:
         lr, momentum = self.hyperparam.lr, self.hyperparam.momentum
@@ -218,24 +237,14 @@ class NesterovAGRule(_Rule):
         data -= (1 + momentum) * lr * grad
 
 
-class NesterovAG(GradientMethod):
+class NesterovAG(_MomentumMethod):
     """Nesterov's accelerated gradient.
 
     >>> NesterovAG(lr=0.1).lr
     0.1
     """
 
-    def __init__(self, lr: float = NesterovAGRule._defaults.lr,
-                 momentum: float = NesterovAGRule._defaults.momentum) -> None:
-        super().__init__()
-        self.hyperparam.lr = lr
-        self.hyperparam.momentum = momentum
-
-    lr = HyperparameterProxy('lr')
-    momentum = HyperparameterProxy('momentum')
-
-    def create_update_rule(self) -> NesterovAGRule:
-        return NesterovAGRule(self.hyperparam)
+    _rule = NesterovAGRule
 
 
 # ---- adaptive -------------------------------------------------------------------------
@@ -260,24 +269,18 @@ class AdaGradRule(_Rule):
         data -= self.hyperparam.lr * grad / (xp.sqrt(h) + self.hyperparam.eps)
 
 
-class AdaGrad(GradientMethod):
+class AdaGrad(_Method):
     """AdaGrad.
 
     >>> AdaGrad().lr, AdaGrad().eps
     (0.001, 1e-08)
     """
 
+    _rule = AdaGradRule
+
     def __init__(self, lr: float = AdaGradRule._defaults.lr,
                  eps: float = AdaGradRule._defaults.eps) -> None:
-        super().__init__()
-        self.hyperparam.lr = lr
-        self.hyperparam.eps = eps
-
-    lr = HyperparameterProxy('lr')
-    eps = HyperparameterProxy('eps')
-
-    def create_update_rule(self) -> AdaGradRule:
-        return AdaGradRule(self.hyperparam)
+        super().__init__(lr=lr, eps=eps)
 
 
 class RMSpropRule(_Rule):
@@ -308,30 +311,20 @@ class RMSpropRule(_Rule):
         data -= hp.lr * grad / denom
 
 
-class RMSprop(GradientMethod):
+class RMSprop(_Method):
     """RMSprop (Hinton's, without momentum).
 
     >>> RMSprop().alpha
     0.99
     """
 
+    _rule = RMSpropRule
+
     def __init__(self, lr: float = RMSpropRule._defaults.lr,
                  alpha: float = RMSpropRule._defaults.alpha,
                  eps: float = RMSpropRule._defaults.eps,
                  eps_inside_sqrt: bool = RMSpropRule._defaults.eps_inside_sqrt) -> None:
-        super().__init__()
-        self.hyperparam.lr = lr
-        self.hyperparam.alpha = alpha
-        self.hyperparam.eps = eps
-        self.hyperparam.eps_inside_sqrt = eps_inside_sqrt
-
-    lr = HyperparameterProxy('lr')
-    alpha = HyperparameterProxy('alpha')
-    eps = HyperparameterProxy('eps')
-    eps_inside_sqrt = HyperparameterProxy('eps_inside_sqrt')
-
-    def create_update_rule(self) -> RMSpropRule:
-        return RMSpropRule(self.hyperparam)
+        super().__init__(lr=lr, alpha=alpha, eps=eps, eps_inside_sqrt=eps_inside_sqrt)
 
 
 # ---- Adam family ----------------------------------------------------------------------
@@ -345,7 +338,28 @@ def _learning_rate(hp: Any, t: int) -> float:
     return hp.alpha * math.sqrt(fix2) / fix1
 
 
-class AdamRule(_Rule):
+class _AdamStepSize:
+    """``alpha_t`` and its deprecated alias ``lr``, for AdamRule and Adam alike: each
+    computes them from its own ``hyperparam`` and update count ``t``."""
+
+    hyperparam: Hyperparameter
+    t: int
+    _lr_owner = ''  # the class named by the deprecation message, as in Chainer
+
+    @property
+    def alpha_t(self) -> float:
+        """``alpha * sqrt(1 - beta2**t) / (1 - beta1**t)``, the bias-corrected step size."""
+        return _learning_rate(self.hyperparam, self.t)
+
+    @property
+    def lr(self) -> float:
+        owner = self._lr_owner
+        warnings.warn(f'{owner}.lr has been renamed to AdamRule.alpha_t. Use of {owner}.lr is '
+                      'deprecated in Chainer v6.', DeprecationWarning, stacklevel=2)
+        return self.alpha_t
+
+
+class AdamRule(_AdamStepSize, _Rule):
     """Adam / AdamW / AMSGrad / AdaBound update (states ``m``, ``v`` and, for amsgrad, ``vhat``).
 
     ``p -= eta * (step * m + weight_decay_rate * p)`` with
@@ -362,6 +376,7 @@ class AdamRule(_Rule):
     _defaults = _defaults(alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8, eta=1.0,
                           weight_decay_rate=0, amsgrad=False, adabound=False, final_lr=0.1,
                           gamma=1e-3)
+    _lr_owner = 'AdamRule'
 
     def __init__(self, parent_hyperparam: Hyperparameter | None = None,
                  alpha: float | None = None, beta1: float | None = None,
@@ -407,17 +422,6 @@ class AdamRule(_Rule):
             data[...] = decay * data + -hp.eta * (step * m)
 
     @property
-    def alpha_t(self) -> float:
-        """``alpha * sqrt(1 - beta2**t) / (1 - beta1**t)`` for this rule's ``t``."""
-        return _learning_rate(self.hyperparam, self.t)
-
-    @property
-    def lr(self) -> float:
-        warnings.warn('AdamRule.lr has been renamed to AdamRule.alpha_t. Use of AdamRule.lr is '
-                      'deprecated in Chainer v6.', DeprecationWarning, stacklevel=2)
-        return self.alpha_t
-
-    @property
     def bounds(self) -> tuple[float, float]:
         """AdaBound's ``(lower, upper)`` step bounds at this rule's ``t``."""
         if self.t == 0:
@@ -433,7 +437,7 @@ class AdamRule(_Rule):
 _ADAM = AdamRule._defaults
 
 
-class Adam(GradientMethod):
+class Adam(_AdamStepSize, _Method):
     """Adam, with decoupled weight decay (``eta``, ``weight_decay_rate``: AdamW) and the
     ``amsgrad`` / ``adabound`` variants.
 
@@ -442,41 +446,17 @@ class Adam(GradientMethod):
     0.003162
     """
 
+    _rule = AdamRule
+    _lr_owner = 'Adam'
+
     def __init__(self, alpha: float = _ADAM.alpha, beta1: float = _ADAM.beta1,
                  beta2: float = _ADAM.beta2, eps: float = _ADAM.eps, eta: float = _ADAM.eta,
                  weight_decay_rate: float = _ADAM.weight_decay_rate,
                  amsgrad: bool = _ADAM.amsgrad, adabound: bool = _ADAM.adabound,
                  final_lr: float = _ADAM.final_lr, gamma: float = _ADAM.gamma) -> None:
-        super().__init__()
-        hp = self.hyperparam
-        hp.alpha, hp.beta1, hp.beta2, hp.eps, hp.eta = alpha, beta1, beta2, eps, eta
-        hp.weight_decay_rate, hp.amsgrad, hp.adabound = weight_decay_rate, amsgrad, adabound
-        hp.final_lr, hp.gamma = final_lr, gamma
-
-    alpha = HyperparameterProxy('alpha')
-    beta1 = HyperparameterProxy('beta1')
-    beta2 = HyperparameterProxy('beta2')
-    eps = HyperparameterProxy('eps')
-    eta = HyperparameterProxy('eta')
-    weight_decay_rate = HyperparameterProxy('weight_decay_rate')
-    amsgrad = HyperparameterProxy('amsgrad')
-    adabound = HyperparameterProxy('adabound')
-    final_lr = HyperparameterProxy('final_lr')
-    gamma = HyperparameterProxy('gamma')
-
-    def create_update_rule(self) -> AdamRule:
-        return AdamRule(self.hyperparam)
-
-    @property
-    def alpha_t(self) -> float:
-        """The bias-corrected step size at the optimizer's ``t``."""
-        return _learning_rate(self.hyperparam, self.t)
-
-    @property
-    def lr(self) -> float:
-        warnings.warn('Adam.lr has been renamed to AdamRule.alpha_t. Use of Adam.lr is '
-                      'deprecated in Chainer v6.', DeprecationWarning, stacklevel=2)
-        return self.alpha_t
+        super().__init__(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta,
+                         weight_decay_rate=weight_decay_rate, amsgrad=amsgrad,
+                         adabound=adabound, final_lr=final_lr, gamma=gamma)
 
 
 class AdamW(Adam):
@@ -506,34 +486,36 @@ class AMSGrad(Adam):
         super().__init__(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta, amsgrad=True)
 
 
-class AdaBound(Adam):
+class _Bounded(Adam):
+    """AdaBound's constructor (Chainer's argument order), shared by AdaBound and AMSBound,
+    which differ only in ``amsgrad``."""
+
+    _amsgrad = False
+
+    def __init__(self, alpha: float = _ADAM.alpha, beta1: float = _ADAM.beta1,
+                 beta2: float = _ADAM.beta2, final_lr: float = _ADAM.final_lr,
+                 gamma: float = _ADAM.gamma, eps: float = _ADAM.eps,
+                 eta: float = _ADAM.eta) -> None:
+        super().__init__(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta,
+                         amsgrad=self._amsgrad, adabound=True, final_lr=final_lr, gamma=gamma)
+
+
+class AdaBound(_Bounded):
     """Adam with ``adabound=True`` (step clipped into bounds that tighten towards SGD).
 
     >>> AdaBound().adabound, AdaBound().final_lr
     (True, 0.1)
     """
 
-    def __init__(self, alpha: float = _ADAM.alpha, beta1: float = _ADAM.beta1,
-                 beta2: float = _ADAM.beta2, final_lr: float = _ADAM.final_lr,
-                 gamma: float = _ADAM.gamma, eps: float = _ADAM.eps,
-                 eta: float = _ADAM.eta) -> None:
-        super().__init__(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta,
-                         amsgrad=False, adabound=True, final_lr=final_lr, gamma=gamma)
 
-
-class AMSBound(Adam):
+class AMSBound(_Bounded):
     """Adam with both ``amsgrad`` and ``adabound``.
 
     >>> opt = AMSBound(); opt.amsgrad, opt.adabound
     (True, True)
     """
 
-    def __init__(self, alpha: float = _ADAM.alpha, beta1: float = _ADAM.beta1,
-                 beta2: float = _ADAM.beta2, final_lr: float = _ADAM.final_lr,
-                 gamma: float = _ADAM.gamma, eps: float = _ADAM.eps,
-                 eta: float = _ADAM.eta) -> None:
-        super().__init__(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta,
-                         amsgrad=True, adabound=True, final_lr=final_lr, gamma=gamma)
+    _amsgrad = True
 
 
 __all__ = [
