@@ -46,7 +46,7 @@ import numpy
 
 from autograd_lab import backend
 from autograd_lab import events as _events
-from autograd_lab.configuration import config
+from autograd_lab.configuration import _BackpropModeContext
 from autograd_lab import function_hook as _function_hook
 from autograd_lab.function_node import FunctionNode
 from autograd_lab.variable import Variable
@@ -254,28 +254,20 @@ class BackwardStepper:
         if self.done:
             self._finish_if_done()
             return
-        if _events.active:  # observed: the same steps, announced one by one
-            old = config.enable_backprop
-            config.enable_backprop = self._double
-            try:
+        with _BackpropModeContext(self._double):  # grads build a graph only if double
+            if _events.active:  # observed: the same steps, announced one by one
                 while self._heap and self._failed is None:
                     self._advance(False, True)
-            finally:
-                config.enable_backprop = old
-            return
-        heap, pop, run_function = self._heap, heapq.heappop, self._run_function
-        self._top = None  # these pops do not keep it
-        old = config.enable_backprop
-        config.enable_backprop = self._double
-        try:
-            while heap:
-                run_function(pop(heap)[2], False)
-        except BaseException as error:
-            self._failed = repr(error)  # not the error: its traceback holds this stepper
-            self._rollback()
-            raise
-        finally:
-            config.enable_backprop = old
+                return
+            heap, pop, run_function = self._heap, heapq.heappop, self._run_function
+            self._top = None  # these pops do not keep it
+            try:
+                while heap:
+                    run_function(pop(heap)[2], False)
+            except BaseException as error:
+                self._failed = repr(error)  # not the error: its traceback holds this stepper
+                self._rollback()
+                raise
         self._finish_if_done()
 
     def results(self, inputs: Sequence[Variable] | None = None) -> list:
@@ -293,12 +285,8 @@ class BackwardStepper:
     def _step(self, record: bool) -> BackwardStep | None:
         if not self._heap or self._failed is not None:
             return None
-        old = config.enable_backprop
-        config.enable_backprop = self._double
-        try:
+        with _BackpropModeContext(self._double):
             return self._advance(record, _events.active)
-        finally:
-            config.enable_backprop = old
 
     def _advance(self, record: bool, observed: bool) -> BackwardStep | None:
         """One step, with ``config.enable_backprop`` already set by the caller."""

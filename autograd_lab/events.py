@@ -532,14 +532,18 @@ def _hooks_changed(delta: int) -> None:
         active = bool(_subscribers) or _hook_count > 0
 
 
+def _notify(callback: Callable[[Event], Any], event: Event) -> None:
+    try:
+        callback(event)
+    except Exception as error:  # an observer must never break the computation
+        warnings.warn(f'event subscriber {callback!r} raised {error!r} on '
+                      f'{event.kind}', EventSubscriberWarning, stacklevel=3)
+
+
 def emit(event: Event) -> None:
     """Deliver ``event`` to every subscriber (engine-internal, public for extensions)."""
     for sub in _subscribers:
-        try:
-            sub.callback(event)
-        except Exception as error:  # an observer must never break the computation
-            warnings.warn(f'event subscriber {sub.callback!r} raised {error!r} on '
-                          f'{event.kind}', EventSubscriberWarning, stacklevel=2)
+        _notify(sub.callback, event)
 
 
 def emit_record(record: tuple) -> None:
@@ -552,11 +556,7 @@ def emit_record(record: tuple) -> None:
             continue
         if event is None:
             event = materialise(record)
-        try:
-            callback(event)
-        except Exception as error:  # an observer must never break the computation
-            warnings.warn(f'event subscriber {callback!r} raised {error!r} on '
-                          f'{event.kind}', EventSubscriberWarning, stacklevel=2)
+        _notify(callback, event)
 
 
 def _emit_records(records: list) -> None:

@@ -7,6 +7,7 @@ is also checked against files written by Chainer 7.8.1 itself.
 from __future__ import annotations
 
 import io
+import textwrap
 
 import numpy as np
 import pytest
@@ -19,6 +20,9 @@ from autograd_lab import serializers
 from chainer_ref import requires_chainer, run as run_chainer
 
 
+# One definition for both engines: executed here, and sent as it is to Chainer 7.8.1 by the
+# interoperability test, so the two models cannot drift apart.
+NET_SOURCE = """
 class Net(chainer.Chain):
     def __init__(self):
         super().__init__()
@@ -29,6 +33,10 @@ class Net(chainer.Chain):
 
     def forward(self, x):
         return self.l2(F.relu(self.bn(self.l1(x))))
+"""
+_names = {'chainer': chainer, 'F': F, 'L': L}
+exec(NET_SOURCE, _names)
+Net = _names['Net']
 
 
 X = np.random.RandomState(0).randn(6, 4).astype(np.float32)
@@ -202,16 +210,7 @@ def test_files_are_interchangeable_with_chainer(tmp_path):
     model, opt = trained()
     serializers.save_npz(str(ours), model)
     serializers.save_npz(str(tmp_path / 'ours_opt.npz'), opt)
-    code = f"""
-    class Net(chainer.Chain):
-        def __init__(self):
-            super().__init__()
-            with self.init_scope():
-                self.l1 = L.Linear(None, 5)
-                self.bn = L.BatchNormalization(5)
-                self.l2 = L.Linear(5, 3)
-        def forward(self, x):
-            return self.l2(F.relu(self.bn(self.l1(x))))
+    code = NET_SOURCE + textwrap.dedent(f"""
     m = Net()
     chainer.serializers.load_npz({str(ours)!r}, m)
     opt = O.Adam(alpha=0.01).setup(m)
@@ -224,7 +223,7 @@ def test_files_are_interchangeable_with_chainer(tmp_path):
     m.l2.b.array[...] = 7.0
     m.bn.avg_mean[...] = 3.0
     chainer.serializers.save_npz({str(theirs)!r}, m)
-    """
+    """)
     ref = run_chainer(code)
     assert int(ref['t']) == 3
     np.testing.assert_array_equal(ref['v'], model.l1.W.update_rule.state['v'])
