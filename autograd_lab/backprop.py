@@ -52,10 +52,9 @@ from autograd_lab.function_node import FunctionNode
 from autograd_lab.variable import Variable
 
 _ndarray = numpy.ndarray
-# record codes of the events a backward step announces (see events: records)
-_STEP_STARTED = _events.code(_events.BackwardStepStarted)
-_STEP_DONE = _events.code(_events.BackwardStepDone)
-_RELEASED = _events.code(_events.GradReleased)
+_SMALL = _events.SNAPSHOT_MAX_ELEMENTS  # arrays a group keeps as bytes (see events: groups)
+_STEP_BEGIN, _STEP_END, _STEP = _events._STEP_BEGIN, _events._STEP_END, _events._STEP
+_GRAD_SET, _GRAD_ACCUMULATED = _events._GRAD_SET, _events._GRAD_ACCUMULATED
 
 
 class BackwardStep:
@@ -114,6 +113,9 @@ class BackwardStepper:
         self._undo: dict = {}
         self._failed: str | None = None  # why a step failed (then the stepper is done)
         self._run_id: int | None = None  # set when observers are told about this backward
+        # A step-begin group held back to go out with its step's end as one (see
+        # ``_announce_step``), else None.
+        self._pending: list | None = None
         self._finished = False
         self._inputs: tuple = ()  # grad(): the variables whose gradients are asked for
         self._set_grad = False
@@ -255,11 +257,30 @@ class BackwardStepper:
             self._finish_if_done()
             return
         with _BackpropModeContext(self._double):  # grads build a graph only if double
-            if _events.active:  # observed: the same steps, announced one by one
-                while self._heap and self._failed is None:
-                    self._advance(False, True)
-                return
             heap, pop, run_function = self._heap, heapq.heappop, self._run_function
+            if _events.active:  # observed: the steps of _advance, announced one by one
+                context, uid, announce = _events._context, _events.uid, self._announce_step
+                outer = context.func_id
+                try:
+                    while heap:
+                        func = heap[0][2]
+                        announce(func)
+                        entry = pop(heap)
+                        top = self._top
+                        if top is not None:  # as in _advance
+                            if top and top[0] is entry:
+                                del top[0]
+                            else:
+                                self._top = None
+                        context.func_id = func._uid or uid(func)
+                        run_function(func, False, True)
+                except BaseException as error:
+                    self._fail(error, True)
+                    raise
+                finally:
+                    context.func_id = outer
+                self._finish_if_done()
+                return
             self._top = None  # these pops do not keep it
             try:
                 while heap:
@@ -307,23 +328,27 @@ class BackwardStepper:
                 outer = context.func_id
                 context.func_id = func._uid or _events.uid(func)
                 try:
-                    result = self._run_function(func, True)
+                    result = self._run_function(func, record, True)
                 finally:
                     context.func_id = outer
             else:
                 result = self._run_function(func, record)
         except BaseException as error:
-            self._failed = repr(error)  # not the error: its traceback holds this stepper
-            self._rollback()
-            if observed and self._run_id is not None:
-                _events.emit(_events.BackwardFinished(run_id=self._run_id, ok=False,
-                                                      error=repr(error)))
+            self._fail(error, observed)
             raise
-        if observed:
-            self._announce_done(result)
         if not heap:
             self._finish_if_done()
         return result
+
+    def _fail(self, error: BaseException, observed: bool) -> None:
+        """A step raised: undo the whole backward, and say so."""
+        self._failed = repr(error)  # not the error: its traceback holds this stepper
+        if self._pending is not None:  # the step began: say so before undoing it
+            self._flush_pending()
+        self._rollback()
+        if observed and self._run_id is not None:
+            _events.emit(_events.BackwardFinished(run_id=self._run_id, ok=False,
+                                                  error=repr(error)))
 
     def _finish_if_done(self) -> None:
         """Once no function is left: store ``set_grad`` results, then say it finished."""
@@ -357,57 +382,117 @@ class BackwardStepper:
         uid = _events.uid
         if self._run_id is None:
             self._begin()  # a subscriber may have arrived after the stepper was made
-        snapshot, grads, heap = _events._snap, self._grads, self._heap
-        grad_outputs = []
-        for ref in func.outputs or ():
-            node = ref()
-            if node is None:
-                grad_outputs.append(None)
-                continue
-            g = grads.get(node)
-            grad_outputs.append(snapshot(g if g is None or type(g) is _ndarray else _raw(g)))
+        heap = self._heap
+        func_id = func._uid or uid(func)
+        # One flat group (see events: groups); the sentence of ``reason`` is written only
+        # if it is read.
         if len(heap) == 1:  # the common case of a chain: no sorting, no ties
-            frontier, ties = (func._uid or uid(func),), 0
+            group = [_STEP_BEGIN, 1, _events._context.thread, self._run_id, func_id,
+                     next(_events._seq), func.rank, func._announced_label or func.label, 1, 0,
+                     _REASON_INDEX, 1, func_id]
         else:  # the first few in order, without sorting (or even reading) the whole heap
             first = self._frontier_top(_events.FRONTIER_MAX)
-            frontier = tuple([entry[2]._uid or uid(entry[2]) for entry in first])
-            ties = sum(1 for entry in first if entry[0] == first[0][0]) - 1
-        # A record, not an Event (see events): the sentence is written only if it is read.
-        rank = func.rank
-        _events._deliver((
-            _STEP_STARTED, next(_events._seq), _events._get_ident(),
-            self._run_id, func._uid or uid(func), rank, frontier, tuple(grad_outputs),
-            _REASON + (func._announced_label or func.label, rank, len(heap), ties), len(heap)))
+            group = [_STEP_BEGIN, 1, _events._context.thread, self._run_id, func_id,
+                     next(_events._seq), func.rank, func._announced_label or func.label,
+                     len(heap), sum(1 for entry in first if entry[0] == first[0][0]) - 1,
+                     _REASON_INDEX, len(first)]
+            group += [entry[2]._uid or uid(entry[2]) for entry in first]
+        outputs = func.outputs or ()
+        group.append(len(outputs))
+        extend, grads = group.extend, self._grads
+        for ref in outputs:
+            node = ref()
+            g = None if node is None else grads.get(node)
+            if type(g) is _ndarray and g.size <= _SMALL and node.shape is not None \
+                    and not g.dtype.hasobject:  # checked against the node when it was stored
+                extend((g.tobytes(), node.dtype, node.shape))
+            else:
+                extend((_events._snap(g if g is None or type(g) is _ndarray else _raw(g)),
+                        None, None))
+        # Held back when nothing can be announced before the step ends (arrays only: no
+        # function applied, no hook) and a log is the only listener, which cannot tell:
+        # the step then goes out as one group.
+        if _events._deliver_group is not _events._emit_group and not self._double \
+                and not _events._hook_count and hasattr(func, 'backward_arrays'):
+            self._pending = group
+        else:
+            _events._deliver_group(tuple(group))
 
-    def _announce_done(self, step: BackwardStep) -> None:
-        if self._run_id is None or not _events._subscribers:
-            return
-        uid, seq, ident = _events.uid, _events._seq, _events._get_ident()
-        records = []  # the released grads, then the step: delivered together
-        func = step.function
+    def _flush_pending(self) -> None:
+        """Send the held step-begin group on its own."""
+        group, self._pending = self._pending, None
+        _events._deliver_group(tuple(group))
+
+    def _flush(self, inner: list) -> None:
+        """Send the held step begin and the leaf-grad events noted so far (see
+        ``_note_grad``), one by one, before something else is announced; None."""
+        if self._pending is not None:
+            self._flush_pending()
+        size, thread = _events._INNER_FIELDS, _events._context.thread
+        for k in range(0, len(inner), size):
+            code, seq, ident, value, dtype, shape = inner[k:k + size]
+            _events._deliver((code, seq, thread, ident, _events._thawed(value, dtype, shape)))
+
+    def _announce_done(self, func: FunctionNode, gys: tuple, targets: tuple, gxs: tuple,
+                       accumulation: list | None, inner: list | None) -> None:
+        """The step-end group: ``inner`` leaf-grad events, released grads, BackwardStepDone;
+        with the held step-begin group in front, if any (see ``_announce_step``)."""
+        uid = _events.uid
+        inputs = func.inputs or ()
+        group = self._pending
+        if group is None:
+            group = [_STEP_END, 0, _events._context.thread, self._run_id,
+                     func._uid or uid(func)]
+        else:
+            self._pending = None
+            group[0] = _STEP
+        events = group[1] + 1  # the held begin's, and BackwardStepDone
+        done_at = len(group)  # its seq comes after the released grads' (below)
+        group += (0, len(targets))
+        extend = group.extend
+        for k, i in enumerate(targets):
+            node, g = inputs[i], gxs[k]
+            how = accumulation[k] if accumulation else None
+            if type(g) is _ndarray and g.size <= _SMALL and node.shape is not None \
+                    and not g.dtype.hasobject:  # checked against the node (_check_grad)
+                extend((node._uid or uid(node), how, g.tobytes(), node.dtype, node.shape))
+            else:
+                extend((node._uid or uid(node), how,
+                        _events._snap(g if g is None or type(g) is _ndarray else _raw(g)),
+                        None, None))
+        n_inner = len(inner) // _events._INNER_FIELDS if inner else 0
+        group.append(n_inner)
+        if n_inner:
+            extend(inner)
+        at = len(group)
+        group.append(0)
         if func.outputs is not None and not self._retain_grad:
-            for ref, gy in zip(func.outputs, step.grad_outputs):
+            seq = _events._seq
+            for ref, gy in zip(func.outputs, gys):
                 node = ref()
                 if node is not None and gy is not None and node not in self._input_nodes:
-                    records.append((_RELEASED, next(seq), ident, node._uid or uid(node),
-                                    None))
-        inputs = func.inputs or ()
-        snapshot = _events._snap
-        targets, grads = [], []
-        for i, g in zip(step.target_input_indexes, step.grad_inputs):
-            node = inputs[i]
-            targets.append(node._uid or uid(node))
-            grads.append(snapshot(g if g is None or type(g) is _ndarray else _raw(g)))
-        records.append((_STEP_DONE, next(seq), ident, self._run_id,
-                        func._uid or uid(func), tuple(targets), tuple(grads),
-                        step.accumulation))
-        _events._deliver_records(records)
+                    extend((next(seq), node._uid or uid(node)))
+        released = (len(group) - at - 1) // 2
+        group[at] = released
+        group[1] = events + n_inner + released
+        group[done_at] = next(_events._seq)
+        _events._deliver_group(tuple(group))
 
-    def _run_function(self, func: FunctionNode, record: bool) -> BackwardStep | None:
+    def _run_function(self, func: FunctionNode, record: bool,
+                      observed: bool = False) -> BackwardStep | None:
+        """Run ``func``'s backward; ``record``: return what it did; ``observed``: announce
+        it (the step-begin group is the caller's)."""
+        announce = observed and self._run_id is not None and bool(_events._subscribers)
+        # Announced leaf grads join the step-end group, unless the sums below are functions
+        # (double backprop, hooks) whose events must come between them: then each goes out
+        # at once.
+        inner = [] if announce and not self._double and not _events._hook_count else None
         grads = self._grads
         out_refs = func.outputs
         in_nodes = func.inputs
         if out_refs is None or in_nodes is None:  # unchained after it was pushed
+            if announce:
+                self._announce_done(func, (), (), (), None, None)
             return BackwardStep(func, (), (), (), ()) if record else None
         gys = []
         for ref in out_refs:
@@ -422,7 +507,9 @@ class BackwardStepper:
                     if var is not None:
                         self._remember(var)
                         var._set_grad_unchecked(gy)  # only leaves record _loss_scale
-                        if _events.active:
+                        if self._pending is not None:  # held: nothing comes between
+                            _note_grad(inner, var, 'set')
+                        elif _events.active:
                             _events.grad_changed(_events.GradSet, var)
             gys.append(gy)
         gys = tuple(gys)
@@ -431,6 +518,8 @@ class BackwardStepper:
         targets = tuple([i for i, x in enumerate(in_nodes)
                          if x._requires_grad and (required is None or x in required)])
         if not targets:
+            if announce:
+                self._announce_done(func, gys, (), (), None, None)
             return BackwardStep(func, gys, (), (), ()) if record else None
 
         # The same observation switch as events: hooks are looked up only while it is on.
@@ -448,7 +537,7 @@ class BackwardStepper:
 
         gxs = _select_targets(func, gxs, targets)
         hooked = hooks is not None  # Chainer sums with F.add before backward_postprocess
-        accumulation = [None] * len(targets) if record else None
+        accumulation = [None] * len(targets) if record or announce else None
         for k, i in enumerate(targets):
             gx = gxs[k]
             if gx is None:
@@ -467,10 +556,14 @@ class BackwardStepper:
                     var._set_grad_unchecked(gx)
                     how = 'set'
                 else:
+                    if inner is not None and old is var._grad_var:  # a Variable: the sum
+                        inner = self._flush(inner)  # is a function, announced at once
                     var._set_grad_unchecked(_add(old, gx, self._double, hooked))
                     how = 'added'
                 var._loss_scale = self._loss_scale
-                if _events.active:
+                if inner is not None:
+                    _note_grad(inner, var, how)
+                elif _events.active:
                     _events.grad_changed(_events.GradSet if how == 'set'
                                          else _events.GradAccumulated, var)
             else:
@@ -482,10 +575,12 @@ class BackwardStepper:
                 else:
                     grads[node] = _add(old, gx, self._double, hooked)
                     how = 'added'
-            if record:
+            if accumulation is not None:
                 accumulation[k] = how
         if hooked:
             _function_hook.backward_postprocess(hooks, func, in_data, out_grad)
+        if announce:
+            self._announce_done(func, gys, targets, gxs, accumulation, inner)
         if record:
             return BackwardStep(func, gys, targets, tuple(gxs), tuple(accumulation))
         return None
@@ -521,7 +616,10 @@ class BackwardStepper:
         else:
             raise TypeError(f'{_bug(func)}\nIts backward returned a {type(gx).__name__} as the '
                             f'gradient of input {i}; expected a Variable, an array or None.')
-        _check_like(array, node, f'{_bug(func)}\nThe gradient of input {i}', 'the input', '.')
+        if (array.dtype != node.dtype and node.dtype is not None) or \
+                (array.shape != node.shape and node.shape is not None):  # message made only then
+            _check_like(array, node, f'{_bug(func)}\nThe gradient of input {i}', 'the input',
+                        '.')
         if self._double:
             return gx if isinstance(gx, Variable) else Variable(gx)
         return array
@@ -642,8 +740,9 @@ def _reason(label: str, rank: int, waiting: int, ties: int) -> str:
     return text
 
 
-# BackwardStepStarted.reason is written only if read: ``_REASON + (label, rank, waiting, ties)``
-_REASON = _events.lazy(_reason)
+# BackwardStepStarted.reason is written only if read: a step-begin group names this
+# lazy function, which the reader calls with (label, rank, waiting, ties).
+_REASON_INDEX = _events.lazy(_reason)[1]
 
 
 def _bug(func: FunctionNode) -> str:
@@ -652,6 +751,19 @@ def _bug(func: FunctionNode) -> str:
 
 def _raw(g: Any) -> Any:
     return g._data if isinstance(g, Variable) else g
+
+
+def _note_grad(inner: list, var: Variable, how: str) -> None:
+    """Add a leaf's GradSet/GradAccumulated to a step-end group's fields (see events)."""
+    node, g = var._node, var._grad  # not double backprop: the grad is an array
+    if type(g) is _ndarray and g.size <= _SMALL and g.shape == node.shape \
+            and not g.dtype.hasobject:
+        value, dtype, shape = g.tobytes(), node.dtype, node.shape
+    else:
+        value, dtype, shape = _events._snap(_raw(g) if g is not None else var._grad_var), \
+            None, None
+    inner.extend((_GRAD_SET if how == 'set' else _GRAD_ACCUMULATED, next(_events._seq),
+                  node._uid or _events.uid(node), value, dtype, shape))
 
 
 def _as_variable(g: Any) -> Variable | None:

@@ -319,7 +319,6 @@ class VariableCollected(Event):
 
 _object_new = object.__new__
 _object_setattr = object.__setattr__
-_get_ident = threading.get_ident
 
 
 _LAZY = '<lazy record value>'  # marks a value written only when the event is made
@@ -407,8 +406,8 @@ def materialise(record: Any) -> Event:
     """The Event of a record (an Event is returned as it is)."""
     if type(record) is not tuple:
         return record
-    if record[0] < 0:  # a group or a part of one (see below)
-        record = _member(record)
+    if record[0] < 0:  # a group stands for its first event (see below)
+        record = _members(record)[0]
     cls = _classes[record[0]]
     names, defaults = _layout(cls)
     values = {name: _value(v) for name, v in zip(names, record[1:])}
@@ -423,54 +422,147 @@ def materialise(record: Any) -> Event:
 def _kind(item: Any) -> str:
     if type(item) is not tuple:
         return item.kind
-    if item[0] < 0:
-        item = _member(item)
     return _classes[item[0]].kind
 
 
-# ---- groups: the records of one operation in one ------------------------------------------
+# ---- groups: the records of one operation in one flat tuple ---------------------------------
 #
-# Applying a function announces its outputs' VariableCreated events, then FunctionApplied.
-# Its announce point builds one *group* record holding only what could change or vanish
-# later (ids, seqs, the value snapshots, the label); the records of the events are written
-# from it when they are read, field for field what separate records would have held.  A
-# log stores the group where its first event goes and a part marker ``(_PART, k, group)``
-# where each following one goes, so lengths, indexes and the ring buffer's bound still
-# count events.  Group codes are negative, which tells them from the records above.
+# The hottest announce points (a function applied; a backward step begun, and ended with
+# its gradients) build one *group*: a flat tuple of only what could change or vanish later
+# (ids, seqs, frozen values, the label), from which the records of its events are written
+# when they are read, field for field what separate records would have held.  A log
+# stores a reference to the group once per event, so lengths, indexes and the ring
+# buffer's bound still count events, and no object is made per event.
+#
+# Flat, because the garbage collector stops tracking a tuple only once everything in it is
+# untracked: a tuple nested in a record kept a record tracked long enough to be promoted to
+# the oldest generation, which every full collection then walked.  A group holds ints,
+# strings, bytes, dtypes and shape tuples (the node's, already made), nothing deeper.
+#
+# Group codes are negative, which tells them from the records above; ``group[1]`` is the
+# number of events.  A small array's value is kept as its bytes next to its dtype and
+# shape (``value, dtype, shape``: three fields), anything else as its snapshot.
 
-_PART = -1
-_APPLY_GROUP = -2
-_OUTPUT_FIELDS = 7  # per output in an apply group: seq, id, shape, dtype, requires_grad,
-#                     device, snapshot
+_APPLY_GROUP = -2  # a function applied: its outputs' VariableCreated, then FunctionApplied
+_STEP_BEGIN = -3  # one BackwardStepStarted
+_STEP_END = -4  # a step's leaf-grad events, its released grads, then BackwardStepDone
+_STEP = -5  # a whole step: the two above in one
+_OUTPUT_FIELDS = 7  # per output of an apply group: seq, id, shape, dtype, requires_grad,
+#                     device, value
+_TARGET_FIELDS = 5  # per target of a step end: id, how, value, dtype, shape
+_INNER_FIELDS = 6  # per leaf-grad event of a step end: code, seq, var_id, value, dtype, shape
+
+
+def _thawed(value: Any, dtype: Any, shape: tuple) -> Any:
+    """A group's value field as a record holds it (see ``_snap``)."""
+    if type(value) is bytes:
+        return (_LAZY, _THAW, value, dtype, shape)
+    return value
 
 
 def _members(group: tuple) -> list:
     """The records of the events of ``group``, in order."""
-    # (_APPLY_GROUP, n_outputs, thread, seq, func_id, type, label, rank, input_ids,
-    #  recorded, in_backward_of, scope, *outputs' fields)
-    thread, func_id, recorded, scope = group[2], group[4], group[9], group[11]
+    return _EXPANDERS[-group[0]](group)
+
+
+def _apply_members(group: tuple) -> list:
+    # (_APPLY_GROUP, n_events, thread, seq, func_id, type, label, rank, recorded,
+    #  in_backward_of, scope, n_inputs, *input_ids, *outputs' fields)
+    thread, func_id, recorded, scope = group[2], group[4], group[8], group[10]
     creator_id = func_id if recorded else None
+    start = 12 + group[11]
     records = []
     output_ids = []
-    start = 12
-    for k in range(start, start + _OUTPUT_FIELDS * group[1], _OUTPUT_FIELDS):
+    for k in range(start, start + _OUTPUT_FIELDS * (group[1] - 1), _OUTPUT_FIELDS):
         seq, ident, shape, dtype, requires_grad, device, data = group[k:k + _OUTPUT_FIELDS]
         output_ids.append(ident)
-        if type(data) is bytes:  # _snap's form, the shape and dtype left to the node's
-            data = (_LAZY, _THAW, data, dtype, shape)
         # A function's outputs are fresh plain Variables: no name, not parameters.
         records.append((_CREATED, seq, thread, ident, None, shape, _dtype_name(dtype), device,
-                        requires_grad, False, creator_id, data, scope))
+                        requires_grad, False, creator_id, _thawed(data, dtype, shape), scope))
     records.append((_APPLIED, group[3], thread, func_id, group[5], group[6], group[7],
-                    group[8], tuple(output_ids), recorded, group[10], scope))
+                    group[12:start], tuple(output_ids), recorded, group[9], scope))
     return records
 
 
-def _member(item: tuple) -> tuple:
-    """The record of one event of a group: a group stands for its first event."""
-    if item[0] == _PART:
-        return _members(item[2])[item[1]]
-    return _members(item)[0]
+# A backward step's groups share a head, (code, n_events, thread, run_id, func_id); then
+# come the begin part, the end part, or both (when the begin was held back: see
+# BackwardStepper._announce_step):
+#   begin: seq, rank, label, waiting, ties, reason (a lazy function's index: the sentence
+#          is written only if read), n_frontier, *frontier_ids, n_outputs,
+#          *grad_outputs' (value, dtype, shape)
+#   end:   seq_done, n_targets, *targets' fields, n_inner, *leaf-grad events' fields,
+#          n_released, *released grads' (seq, var_id)
+
+def _begin_part(group: tuple, at: int, records: list) -> int:
+    """Append the BackwardStepStarted of the begin part at ``at``; return where it ends."""
+    seq, rank, label, waiting, ties, reason, n_frontier = group[at:at + 7]
+    start = at + 7 + n_frontier
+    stop = start + 1 + 3 * group[start]
+    grads = tuple([_thawed(*group[k:k + 3]) for k in range(start + 1, stop, 3)])
+    records.append((_STEP_STARTED, seq, group[2], group[3], group[4], rank,
+                    group[at + 7:start], grads, (_LAZY, reason, label, rank, waiting, ties),
+                    waiting))
+    return stop
+
+
+def _end_part(group: tuple, at: int, records: list) -> None:
+    """Append the records of the end part at ``at``."""
+    thread = group[2]
+    inner_at = at + 2 + _TARGET_FIELDS * group[at + 1]
+    targets = [group[k:k + _TARGET_FIELDS] for k in range(at + 2, inner_at, _TARGET_FIELDS)]
+    released_at = inner_at + 1 + _INNER_FIELDS * group[inner_at]
+    for k in range(inner_at + 1, released_at, _INNER_FIELDS):
+        code, seq, ident, value, dtype, shape = group[k:k + _INNER_FIELDS]
+        records.append((code, seq, thread, ident, _thawed(value, dtype, shape)))
+    for k in range(released_at + 1, released_at + 1 + 2 * group[released_at], 2):
+        records.append((_RELEASED, group[k], thread, group[k + 1], None))
+    records.append((_STEP_DONE, group[at], thread, group[3], group[4],
+                    tuple([t[0] for t in targets]),
+                    tuple([_thawed(t[2], t[3], t[4]) for t in targets]),
+                    tuple([t[1] for t in targets])))
+
+
+def _step_begin_members(group: tuple) -> list:
+    records: list = []
+    _begin_part(group, 5, records)
+    return records
+
+
+def _step_end_members(group: tuple) -> list:
+    records: list = []
+    _end_part(group, 5, records)
+    return records
+
+
+def _step_members(group: tuple) -> list:
+    records: list = []
+    _end_part(group, _begin_part(group, 5, records), records)
+    return records
+
+
+_EXPANDERS = (None, None, _apply_members, _step_begin_members, _step_end_members,
+              _step_members)
+
+
+def _expand(items: Any, start: int, stop: int) -> Any:
+    """The records of stored ``items[start:stop]``: a group's run of references gives its
+    events in order (the ring buffer may have cut the head of a run off: a run ends a
+    group, so a short run is its last events)."""
+    size = len(items)
+    i = start
+    while i < stop:
+        item = items[i]
+        if type(item) is tuple and item[0] < 0:
+            end = i + 1
+            while end < size and items[end] is item:
+                end += 1
+            members = _members(item)
+            first = len(members) - (end - i)  # the member stored at position i
+            yield from members[first:first + min(end, stop) - i]
+            i = end
+        else:
+            yield item
+            i += 1
 
 
 # ---- subscribing -----------------------------------------------------------------------------
@@ -512,15 +604,13 @@ def subscribe(callback: Callable[[Event], Any]) -> Subscription:
 
 def _rewire() -> None:
     """Pick the delivery of records: straight into the log when a log is the only listener."""
-    global _deliver, _deliver_records, _deliver_group
+    global _deliver, _deliver_group
     subs = _subscribers
     if len(subs) == 1 and type(subs[0].callback) is EventLog:
         _deliver = subs[0].callback.__call__
-        _deliver_records = subs[0].callback._add_records
         _deliver_group = subs[0].callback._add_group
     else:
         _deliver = emit_record
-        _deliver_records = _emit_records
         _deliver_group = _emit_group
 
 
@@ -559,23 +649,29 @@ def emit_record(record: tuple) -> None:
         _notify(callback, event)
 
 
-def _emit_records(records: list) -> None:
-    """Deliver several records, in order."""
-    for record in records:
-        emit_record(record)
-
-
 def _emit_group(group: tuple) -> None:
-    """Deliver the records of a group (see ``_members``), in order."""
-    _emit_records(_members(group))
+    """Deliver the events of a group (see ``_members``), in order: a log stores the group
+    itself, any other subscriber gets each event."""
+    events = None
+    for sub in _subscribers:
+        callback = sub.callback
+        if type(callback) is EventLog:
+            callback._add_group(group)
+            continue
+        if events is None:
+            events = [materialise(r) for r in _members(group)]
+        for event in events:
+            _notify(callback, event)
 
 
-# What the hot announce points call: with one record, with a list of records, with a group.
+# What the hot announce points call: with one record, with a group.
 _deliver = emit_record
-_deliver_records = _emit_records
 _deliver_group = _emit_group
 _CREATED, _APPLIED, _COLLECTED = (code(VariableCreated), code(FunctionApplied),
                                   code(VariableCollected))
+_STEP_STARTED, _STEP_DONE = code(BackwardStepStarted), code(BackwardStepDone)
+_GRAD_SET, _GRAD_ACCUMULATED, _RELEASED = code(GradSet), code(GradAccumulated), \
+    code(GradReleased)
 for _cls in (GradSet, GradAccumulated, GradCleared, GradReleased, GradZeroed, GradAdded,
              GradRestored):
     code(_cls)
@@ -592,60 +688,71 @@ class EventLog(collections.abc.Sequence):
         self._events: collections.deque = collections.deque(maxlen=maxlen)
         self.maxlen = maxlen
         # No lock on the way in: a deque's append and extend are atomic, and so is a
-        # C counter's next(), so storing an event is two C calls.  ``_tally`` counts the
-        # events stored (plus one per read of ``dropped``, see there).
+        # C counter's next(), so storing an event or a group is two C calls.  Counters
+        # count stores: ``_tallies[n]`` those of n events at once (see ``dropped``).
         self._append = self._events.append
         self._extend = self._events.extend
-        self._tally = itertools.count().__next__
-        self._tally_reads = 0
+        self._tallies: dict = {}  # n -> [the counter's next, how often ``dropped`` read it]
+        self._tally = self._counter(1)
         self._lock = threading.Lock()  # serialises the reads of ``dropped``
+
+    def _counter(self, n: int) -> Callable:
+        entry = self._tallies.get(n)
+        if entry is None:  # setdefault: two threads making one agree on it
+            entry = self._tallies.setdefault(n, [itertools.count().__next__, 0])
+        return entry[0]
 
     @property
     def dropped(self) -> int:
         """How many of the oldest events were pushed out (exact once emitters are done)."""
+        stored = 0
         with self._lock:
-            stored = self._tally() - self._tally_reads  # next() counts this read too
-            self._tally_reads += 1
+            for n, entry in list(self._tallies.items()):
+                stored += n * (entry[0]() - entry[1])  # next() counts this read too
+                entry[1] += 1
         return max(0, stored - len(self._events))
 
     def __call__(self, event: Event) -> None:
         self._append(event)
         self._tally()
 
-    def _add_records(self, records: list) -> None:
-        """Store several records at once, together (one C call)."""
-        self._extend(records)
-        tally = self._tally
-        for _ in records:
-            tally()
-
     def _add_group(self, group: tuple) -> None:
-        """Store a group (see ``_members``): one entry per event, as if delivered apart."""
-        if group[1] == 1:  # one output: the common case
-            self._extend((group, (_PART, 1, group)))
+        """Store a group (see ``_members``): one reference per event, in one C call."""
+        n = group[1]
+        if n == 1:
+            self._append(group)
             self._tally()
-            self._tally()
-            return
-        items = [group]
-        for k in range(1, group[1] + 1):  # an apply group: its outputs, then the function
-            items.append((_PART, k, group))
-        self._add_records(items)
+        else:
+            self._extend((group,) * n)
+            self._counter(n)()
 
     def __getitem__(self, index: Any) -> Any:
+        items = self._events
         if isinstance(index, slice):
-            return [materialise(e) for e in list(self._events)[index]]
-        return materialise(self._events[index])
+            items = list(items)  # a snapshot: other threads may go on emitting
+            start, stop, step = index.indices(len(items))
+            if step == 1:
+                return [materialise(r) for r in _expand(items, start, max(start, stop))]
+            return [materialise(next(_expand(items, i, i + 1)))
+                    for i in range(start, stop, step)]
+        size = len(items)
+        i = index + size if index < 0 else index
+        if not 0 <= i < size:
+            raise IndexError('event log index out of range')
+        return materialise(next(_expand(items, i, i + 1)))
 
     def __iter__(self) -> Any:
-        for item in list(self._events):  # a snapshot: other threads may go on emitting
-            yield materialise(item)
+        items = list(self._events)  # a snapshot: other threads may go on emitting
+        for record in _expand(items, 0, len(items)):
+            yield materialise(record)
 
     def __len__(self) -> int:
         return len(self._events)
 
     def of_kind(self, *kinds: str) -> list:
         """The events whose ``kind`` is one of ``kinds``."""
-        return [materialise(e) for e in list(self._events) if _kind(e) in kinds]
+        items = list(self._events)
+        return [materialise(r) for r in _expand(items, 0, len(items)) if _kind(r) in kinds]
 
 
 class recording:
@@ -666,7 +773,14 @@ class recording:
 # ---- emitters called by the engine (only while ``active``) ---------------------------------
 
 class _Context(threading.local):
+    """Per thread: the function whose backward is running, and the thread's ident (read
+    here rather than asked for: ``get_ident()`` makes a new int at every call, which a
+    record would keep)."""
+
     func_id = None  # a class default: reading it needs no getattr fallback
+
+    def __init__(self) -> None:
+        self.thread = threading.get_ident()
 
 
 _context = _Context()
@@ -704,15 +818,25 @@ def _device_name(array: Any) -> str:
     return str(backend.get_device_from_array(array))
 
 
-# id(weakref to an announced Variable) -> (the weakref, the Variable's id).  Keyed by the
-# weakref's id: a weakref hashes like its referent, and Variables are unhashable.
-_watched: dict = {}
+class _Watch(weakref.ref):
+    """The weak reference from an announced Variable's node to it, with a callback that
+    announces its collection; ``ident`` is the Variable's id.  Replacing the node's plain
+    ``_variable`` reference costs no more than that one did, and nothing else keeps it:
+    the node lives as long as its Variable (which holds it), so the callback still runs.
+    """
+
+    __slots__ = ('ident',)
+
+    def __copy__(self) -> _Watch:  # copied like the plain weak reference it stands for
+        return self
+
+    def __deepcopy__(self, memo: dict) -> _Watch:
+        return self
 
 
-def _collected(ref: Any) -> None:
-    entry = _watched.pop(id(ref), None)
-    if entry is not None and _subscribers:
-        _deliver((_COLLECTED, next(_seq), _get_ident(), entry[1]))
+def _collected(ref: _Watch) -> None:
+    if _subscribers:
+        _deliver((_COLLECTED, next(_seq), _context.thread, ref.ident))
 
 
 _current_links: Any = None
@@ -743,27 +867,23 @@ def variable_created(var: Any, creator: Any = None, scope: Any = False) -> None:
     node = var._node
     ident = node._uid or uid(node)
     data = var._data
-    _deliver((_CREATED, next(_seq), _get_ident(), ident, node.name, node.shape,
+    _deliver((_CREATED, next(_seq), _context.thread, ident, node.name, node.shape,
               _dtype_name(node.dtype), _device_name(data), var._requires_grad,
               _is_parameter(type(var)), None if creator is None else creator._uid or uid(creator),
               _snap(data), _scope() if scope is False else scope))
-    ref = weakref.ref(var, _collected)
-    _watched[id(ref)] = (ref, ident)
+    watch = node._variable = _Watch(var, _collected)
+    watch.ident = ident
 
 
 def function_applied(func: Any, inputs: Any, outputs: tuple, recorded: bool) -> None:
     if not _subscribers:
         return
-    # The hottest announce point (every operation observed): one group record (see
-    # ``_members``), built with plain loops and as few reads as possible.
+    # The hottest announce point (every operation observed): one flat group (see
+    # ``_apply_members``), built with plain loops and as few reads as possible.
     func_id = func._uid
     if func_id is None:
         # Named by the thread applying it, before anyone else can have seen it in a graph.
         func_id = func._uid = next(_ids)
-    input_ids = []
-    for x in inputs:
-        node = x._node
-        input_ids.append(node._uid or uid(node))
     label = func._announced_label = func.label
     try:  # _scope(), inlined: this runs for every operation observed
         stack = _current_links.stack
@@ -771,10 +891,13 @@ def function_applied(func: Any, inputs: Any, outputs: tuple, recorded: bool) -> 
         scope = _scope()
     else:
         scope = stack[-1].path if stack else None
-    group = [_APPLY_GROUP, len(outputs), _get_ident(), 0, func_id, type(func).__name__,
-             label, func.rank if recorded else 0, tuple(input_ids), recorded,
-             _context.func_id, scope]
-    extend = group.extend
+    group = [_APPLY_GROUP, len(outputs) + 1, _context.thread, 0, func_id, type(func).__name__,
+             label, func.rank if recorded else 0, recorded, _context.func_id, scope,
+             len(inputs)]
+    append, extend = group.append, group.extend
+    for x in inputs:
+        node = x._node
+        append(node._uid or uid(node))
     for y in outputs:
         node = y._node
         # A fresh output, made by apply in this thread: naming it needs no lock.
@@ -787,8 +910,8 @@ def function_applied(func: Any, inputs: Any, outputs: tuple, recorded: bool) -> 
         else:
             extend((next(_seq), ident, node.shape, node.dtype, y._requires_grad,
                     _device_name(data), _snap(data)))
-        ref = weakref.ref(y, _collected)
-        _watched[id(ref)] = (ref, ident)
+        watch = node._variable = _Watch(y, _collected)
+        watch.ident = ident
     group[3] = next(_seq)  # FunctionApplied comes after its outputs' VariableCreated
     _deliver_group(tuple(group))
 
@@ -798,7 +921,7 @@ def grad_changed(event_type: type, var: Any) -> None:
         return
     gv = var._grad_var  # not ``var.grad``: a Parameter's getter may refuse to answer
     node = var._node
-    _deliver((_codes[event_type], next(_seq), _get_ident(), node._uid or uid(node),
+    _deliver((_codes[event_type], next(_seq), _context.thread, node._uid or uid(node),
                  _snap(gv._data if gv is not None else var._grad)))
 
 

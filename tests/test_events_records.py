@@ -169,3 +169,102 @@ def test_step_frontiers_list_the_first_waiting_functions_in_order():
         assert started.frontier_ids == expected and started.frontier_size == waiting
         checked += 1
     assert stepper.done and checked > 100 and widest > 2 * events.FRONTIER_MAX
+
+
+def backward_program():
+    """Backward steps in each form a lone log stores: whole steps held as one group
+    (array backwards), begin and end apart (a backward that builds Variables), leaf grads
+    set and accumulated, retain_grad, a leaf whose stored grad is a Variable (its sum is a
+    function, announced between the step's events), and a step that fails."""
+    x = Variable(np.array([1.0, 2.0], np.float32), name='x')
+    w = Variable(np.array([0.5, -1.0], np.float32), name='w')
+    h = F.tanh(x * w) * w + x * 0.5  # x and w fan out: grads set, then added
+    F.sum(h).backward(retain_grad=True)
+    F.sum(Twice().apply((x * w,))[0]).backward()  # its backward applies functions
+    v = Variable(np.array([3.0, 4.0], np.float32), name='v')
+    v.grad_var = Variable(np.array([1.0, 1.0], np.float32))
+    F.sum(v * v).backward()  # v's stored grad is a Variable: the sum is applied
+    bad = BadBackward().apply((x,))[0]
+    try:
+        F.sum(bad * 2).backward()
+    except ValueError:
+        pass
+    return x, w, v
+
+
+class Twice(chainer.FunctionNode):
+    """A function with only a Variable backward: events come between its step's begin
+    and end."""
+
+    label = 'twice'
+
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0] * 2,
+
+
+class BadBackward(chainer.FunctionNode):
+    label = 'bad'
+
+    def forward(self, inputs):
+        return inputs[0] * 1,
+
+    def backward_arrays(self, indexes, gys):
+        raise ValueError('this backward fails on purpose')
+
+
+def test_backward_groups_give_the_events_a_callback_gets_field_by_field():
+    seen = []
+    with events.subscribe(seen.append):
+        backward_program()
+    with events.recording() as log:
+        keep = backward_program()  # noqa: F841
+    got, want = story(log), story(seen[:len(log)])
+    assert [cls.kind for cls, _ in got] == [cls.kind for cls, _ in want]
+    assert got == want
+    kinds = [e.kind for e in log]
+    assert 'grad_accumulated' in kinds and 'grad_restored' in kinds
+    inside = [e for e in log.of_kind('function_applied') if e.in_backward_of is not None]
+    assert {e.label for e in inside} >= {'_ * 2', '_ + _'}  # Twice's, and v's grad sum
+    finished = log.of_kind('backward_finished')
+    assert [e.ok for e in finished] == [True, True, True, False]
+    assert [e.seq for e in log] == sorted(e.seq for e in log)
+
+
+def test_a_ring_buffer_that_cut_a_step_gives_its_later_events():
+    def program():
+        x = Variable(np.array([1.0, 2.0], np.float32))
+        F.sum(F.tanh(x * x) * x).backward()
+        return x
+
+    kept = []  # nothing collected while recording: each run tells the same story
+    with events.recording() as full:
+        kept.append(program())
+    expected = story(full)
+    for maxlen in range(1, len(full)):
+        with events.recording(maxlen=maxlen) as log:
+            kept.append(program())
+        assert len(log) == maxlen and log.dropped == len(full) - maxlen
+        tail = story(log)  # ids renamed from the first kept event on: compare kinds+values
+        assert [cls for cls, _ in tail] == [cls for cls, _ in expected[-maxlen:]]
+        assert [e.kind for e in log[maxlen // 2:]] == \
+            [e.kind for e in full[len(full) - maxlen + maxlen // 2:]]
+        assert [fields(e)[1].get('grad_inputs') for e in log] == \
+            [fields(e)[1].get('grad_inputs') for e in full[-maxlen:]]
+
+
+def test_an_announced_variable_still_copies_and_reports_its_collection():
+    import copy
+    import gc
+
+    with events.recording() as log:
+        x = Variable(np.array([1.0], np.float32), name='x')
+        y = x * 2
+        twin, deep = copy.copy(y), copy.deepcopy(y)  # the node's watch copies as a weakref
+        assert deep.array.tolist() == [2.0] and twin.array is y.array
+        ident = events.uid(y)
+        del y, twin, deep
+        gc.collect()
+    assert ident in [e.var_id for e in log.of_kind('variable_collected')]

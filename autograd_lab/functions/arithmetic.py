@@ -188,9 +188,29 @@ class _WithConstant(FunctionNode):
     """``x OP value``; ``value`` is cast to x's dtype in forward (quirk Q7 for ints)."""
 
     float_only = False
+    _template = ''  # the label, ``{}`` standing for the constant
+    _LABELS_KEPT = 256  # per class, the labels of this many float constants are kept
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._float_labels: dict = {}
 
     def __init__(self, value: Any) -> None:
         self.value = value
+
+    @property
+    def label(self) -> str:
+        # Asked at every application while the engine is observed: the label of a float
+        # constant (the common case: ``x * 0.5``) is made once and kept.
+        value = self.value
+        if type(value) is not float or not value:  # (0.0 and -0.0 are one key, two labels)
+            return self._template.format(constant_label(value))
+        label = self._float_labels.get(value)
+        if label is None:
+            label = self._template.format(constant_label(value))
+            if len(self._float_labels) < self._LABELS_KEPT:
+                self._float_labels[value] = label
+        return label
 
     def _check_inputs(self, xs: tuple) -> None:
         if self.float_only:
@@ -204,9 +224,7 @@ class _WithConstant(FunctionNode):
 
 
 class AddConstant(_WithConstant):
-    @property
-    def label(self) -> str:
-        return f'_ + {constant_label(self.value)}'
+    _template = '_ + {}'
 
     def forward(self, xs: tuple) -> tuple:
         return xs[0] + self._const(xs[0]),
@@ -219,9 +237,7 @@ class AddConstant(_WithConstant):
 
 
 class SubFromConstant(_WithConstant):
-    @property
-    def label(self) -> str:
-        return f'{constant_label(self.value)} - _'
+    _template = '{} - _'
 
     def forward(self, xs: tuple) -> tuple:
         return self._const(xs[0]) - xs[0],
@@ -234,9 +250,7 @@ class SubFromConstant(_WithConstant):
 
 
 class MulConstant(_WithConstant):
-    @property
-    def label(self) -> str:
-        return f'_ * {constant_label(self.value)}'
+    _template = '_ * {}'
 
     def forward(self, xs: tuple) -> tuple:
         return xs[0] * self._const(xs[0]),
@@ -252,9 +266,7 @@ class MulConstant(_WithConstant):
 class DivFromConstant(_WithConstant):
     float_only = True
 
-    @property
-    def label(self) -> str:
-        return f'{constant_label(self.value)} / _'
+    _template = '{} / _'
 
     def forward(self, xs: tuple) -> tuple:
         self.retain_inputs((0,))
@@ -272,9 +284,7 @@ class DivFromConstant(_WithConstant):
 class PowVarConst(_WithConstant):
     float_only = True
 
-    @property
-    def label(self) -> str:
-        return f'_ ** {constant_label(self.value)}'
+    _template = '_ ** {}'
 
     def forward(self, xs: tuple) -> tuple:
         self.retain_inputs((0,))
@@ -294,9 +304,7 @@ class PowVarConst(_WithConstant):
 class PowConstVar(_WithConstant):
     float_only = True
 
-    @property
-    def label(self) -> str:
-        return f'{constant_label(self.value)} ** _'
+    _template = '{} ** _'
 
     def forward(self, xs: tuple) -> tuple:
         self.retain_outputs((0,))
