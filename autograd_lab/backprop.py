@@ -388,12 +388,12 @@ class BackwardStepper:
         # if it is read.
         if len(heap) == 1:  # the common case of a chain: no sorting, no ties
             group = [_STEP_BEGIN, 1, _events._context.thread, self._run_id, func_id,
-                     next(_events._seq), func.rank, func._announced_label or func.label, 1, 0,
+                     next(_events._seq), func.rank, func.label, 1, 0,
                      _REASON_INDEX, 1, func_id]
         else:  # the first few in order, without sorting (or even reading) the whole heap
             first = self._frontier_top(_events.FRONTIER_MAX)
             group = [_STEP_BEGIN, 1, _events._context.thread, self._run_id, func_id,
-                     next(_events._seq), func.rank, func._announced_label or func.label,
+                     next(_events._seq), func.rank, func.label,
                      len(heap), sum(1 for entry in first if entry[0] == first[0][0]) - 1,
                      _REASON_INDEX, len(first)]
             group += [entry[2]._uid or uid(entry[2]) for entry in first]

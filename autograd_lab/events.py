@@ -33,6 +33,7 @@ registered hook, and the engine's announce points then serve both.
 
 from __future__ import annotations
 
+import bisect
 import collections
 import dataclasses
 import itertools
@@ -127,10 +128,11 @@ def snapshot(array: Any) -> Any:
 
 @dataclass(frozen=True)
 class Event:
-    """Base of all events: ``seq`` orders them, ``thread`` says which thread emitted."""
+    """Base of all events: ``seq`` orders them (given when emitted: an Event made but not
+    emitted has 0), ``thread`` says which thread made it."""
 
     kind = 'event'
-    seq: int = field(default_factory=lambda: next(_seq), init=False)
+    seq: int = field(default=0, init=False)  # given when emitted
     thread: int = field(default_factory=threading.get_ident, init=False)
 
 
@@ -544,25 +546,28 @@ _EXPANDERS = (None, None, _apply_members, _step_begin_members, _step_end_members
               _step_members)
 
 
-def _expand(items: Any, start: int, stop: int) -> Any:
-    """The records of stored ``items[start:stop]``: a group's run of references gives its
-    events in order (the ring buffer may have cut the head of a run off: a run ends a
-    group, so a short run is its last events)."""
-    size = len(items)
-    i = start
-    while i < stop:
-        item = items[i]
+def _size(item: Any) -> int:
+    """How many events a stored item stands for (a group: several)."""
+    return item[1] if type(item) is tuple and item[0] < 0 else 1
+
+
+def _records(items: list, starts: list, start: int, stop: int) -> Any:
+    """The records of events ``start`` to ``stop`` of ``items``, whose events begin at
+    ``starts`` (a running sum of their sizes)."""
+    k = bisect.bisect_right(starts, start) - 1
+    at = start
+    while at < stop:
+        item = items[k]
         if type(item) is tuple and item[0] < 0:
-            end = i + 1
-            while end < size and items[end] is item:
-                end += 1
             members = _members(item)
-            first = len(members) - (end - i)  # the member stored at position i
-            yield from members[first:first + min(end, stop) - i]
-            i = end
+            first = at - starts[k]
+            take = min(len(members) - first, stop - at)
+            yield from members[first:first + take]
+            at += take
         else:
             yield item
-            i += 1
+            at += 1
+        k += 1
 
 
 # ---- subscribing -----------------------------------------------------------------------------
@@ -603,15 +608,25 @@ def subscribe(callback: Callable[[Event], Any]) -> Subscription:
 
 
 def _rewire() -> None:
-    """Pick the delivery of records: straight into the log when a log is the only listener."""
-    global _deliver, _deliver_group
+    """Pick the delivery of records (under ``_lock``): when a log is the only listener,
+    the announce points append straight to it."""
+    global _deliver, _deliver_group, _lone_log
     subs = _subscribers
-    if len(subs) == 1 and type(subs[0].callback) is EventLog:
-        _deliver = subs[0].callback.__call__
-        _deliver_group = subs[0].callback._add_group
+    log = subs[0].callback if len(subs) == 1 and type(subs[0].callback) is EventLog else None
+    if log is not _lone_log:
+        if _lone_log is not None:
+            _lone_log._lone(False)
+        if log is not None:
+            log._lone(True)
+        _lone_log = log
+    if log is not None:
+        _deliver = _deliver_group = log._events.append
     else:
         _deliver = emit_record
         _deliver_group = _emit_group
+
+
+_lone_log: EventLog | None = None
 
 
 def _hooks_changed(delta: int) -> None:
@@ -631,7 +646,14 @@ def _notify(callback: Callable[[Event], Any], event: Event) -> None:
 
 
 def emit(event: Event) -> None:
-    """Deliver ``event`` to every subscriber (engine-internal, public for extensions)."""
+    """Deliver ``event`` to every subscriber (engine-internal, public for extensions).
+
+    It gets its ``seq`` here: seqs number the events delivered, in order.
+    """
+    _object_setattr(event, 'seq', next(_seq))
+    if _lone_log is not None:  # stored as the announce points store (see _rewire)
+        _deliver(event)
+        return
     for sub in _subscribers:
         _notify(sub.callback, event)
 
@@ -677,6 +699,11 @@ for _cls in (GradSet, GradAccumulated, GradCleared, GradReleased, GradZeroed, Gr
     code(_cls)
 
 
+def _seq_now() -> int:
+    """The seq the next event will get (read without taking it)."""
+    return int(repr(_seq)[6:-1])  # 'count(N)'
+
+
 class EventLog(collections.abc.Sequence):
     """A bounded, thread-safe list of events (a ring buffer of ``maxlen`` events).
 
@@ -685,16 +712,24 @@ class EventLog(collections.abc.Sequence):
     """
 
     def __init__(self, maxlen: int = DEFAULT_LOG_SIZE) -> None:
+        # One slot per stored item: an event, a record, or a group of several events.
+        # While the log is the engine's only listener the announce points append to it
+        # directly (a C call: see ``_rewire``); readers see the last ``maxlen`` events.
+        # Every item holds at least one event, so ``maxlen`` items hold enough, and the
+        # memory stays bounded by ``maxlen`` items.
         self._events: collections.deque = collections.deque(maxlen=maxlen)
         self.maxlen = maxlen
-        # No lock on the way in: a deque's append and extend are atomic, and so is a
-        # C counter's next(), so storing an event or a group is two C calls.  Counters
-        # count stores: ``_tallies[n]`` those of n events at once (see ``dropped``).
         self._append = self._events.append
-        self._extend = self._events.extend
+        # Counting what was stored, for ``dropped``.  While the only listener, every seq
+        # handed out is one event stored here, so a span of seqs counts them (the announce
+        # points do no counting); otherwise counters count stores: ``_tallies[n]``, those
+        # of n events at once.
+        self._lone_since: int | None = None  # seq at which it became the only listener
+        self._lone_events = 0  # events of earlier spans as the only listener
         self._tallies: dict = {}  # n -> [the counter's next, how often ``dropped`` read it]
         self._tally = self._counter(1)
         self._lock = threading.Lock()  # serialises the reads of ``dropped``
+        self._view_cache: tuple | None = None
 
     def _counter(self, n: int) -> Callable:
         entry = self._tallies.get(n)
@@ -702,57 +737,80 @@ class EventLog(collections.abc.Sequence):
             entry = self._tallies.setdefault(n, [itertools.count().__next__, 0])
         return entry[0]
 
+    def _lone(self, alone: bool) -> None:
+        """Start or end a span as the only listener (``_rewire``, under the module lock)."""
+        if alone:
+            self._lone_since = _seq_now()
+        elif self._lone_since is not None:
+            self._lone_events += _seq_now() - self._lone_since
+            self._lone_since = None
+
     @property
     def dropped(self) -> int:
-        """How many of the oldest events were pushed out (exact once emitters are done)."""
+        """How many of the oldest events were pushed out (exact once emitters are done, and
+        no subscriber came or went while they ran)."""
         stored = 0
         with self._lock:
             for n, entry in list(self._tallies.items()):
                 stored += n * (entry[0]() - entry[1])  # next() counts this read too
                 entry[1] += 1
-        return max(0, stored - len(self._events))
+        with _lock:
+            stored += self._lone_events
+            if self._lone_since is not None:
+                stored += _seq_now() - self._lone_since
+        return max(0, stored - len(self))
 
     def __call__(self, event: Event) -> None:
         self._append(event)
         self._tally()
 
     def _add_group(self, group: tuple) -> None:
-        """Store a group (see ``_members``): one reference per event, in one C call."""
-        n = group[1]
-        if n == 1:
-            self._append(group)
-            self._tally()
-        else:
-            self._extend((group,) * n)
-            self._counter(n)()
+        """Store a group (see ``_members``) when not the only listener."""
+        self._append(group)
+        self._counter(group[1])()
+
+    def _view(self) -> tuple:
+        """(items, starts, skip): the stored items (a snapshot), where each one's events
+        start, and how many first events are past ``maxlen``.  Kept until items change."""
+        items = self._events
+        cached = self._view_cache
+        if cached is not None and len(items) == len(cached[0]) and \
+                (not items or (items[-1] is cached[0][-1] and items[0] is cached[0][0])):
+            return cached
+        snapshot = list(items)  # other threads may go on emitting
+        starts = list(itertools.accumulate(map(_size, snapshot), initial=0))
+        view = self._view_cache = (snapshot, starts, max(0, starts[-1] - self.maxlen))
+        return view
 
     def __getitem__(self, index: Any) -> Any:
-        items = self._events
+        items, starts, skip = self._view()
+        size = starts[-1] - skip
         if isinstance(index, slice):
-            items = list(items)  # a snapshot: other threads may go on emitting
-            start, stop, step = index.indices(len(items))
+            start, stop, step = index.indices(size)
             if step == 1:
-                return [materialise(r) for r in _expand(items, start, max(start, stop))]
-            return [materialise(next(_expand(items, i, i + 1)))
+                return [materialise(r)
+                        for r in _records(items, starts, skip + start, skip + max(start, stop))]
+            return [materialise(next(_records(items, starts, skip + i, skip + i + 1)))
                     for i in range(start, stop, step)]
-        size = len(items)
         i = index + size if index < 0 else index
         if not 0 <= i < size:
             raise IndexError('event log index out of range')
-        return materialise(next(_expand(items, i, i + 1)))
+        return materialise(next(_records(items, starts, skip + i, skip + i + 1)))
 
     def __iter__(self) -> Any:
-        items = list(self._events)  # a snapshot: other threads may go on emitting
-        for record in _expand(items, 0, len(items)):
+        items, starts, skip = self._view()
+        for record in _records(items, starts, skip, starts[-1]):
             yield materialise(record)
 
     def __len__(self) -> int:
-        return len(self._events)
+        _, starts, skip = self._view()
+        return starts[-1] - skip
 
     def of_kind(self, *kinds: str) -> list:
         """The events whose ``kind`` is one of ``kinds``."""
-        items = list(self._events)
-        return [materialise(r) for r in _expand(items, 0, len(items)) if _kind(r) in kinds]
+        items, starts, skip = self._view()
+        return [materialise(r) for r in _records(items, starts, skip, starts[-1])
+                if _kind(r) in kinds]
 
 
 class recording:
@@ -884,35 +942,35 @@ def function_applied(func: Any, inputs: Any, outputs: tuple, recorded: bool) -> 
     if func_id is None:
         # Named by the thread applying it, before anyone else can have seen it in a graph.
         func_id = func._uid = next(_ids)
-    label = func._announced_label = func.label
     try:  # _scope(), inlined: this runs for every operation observed
         stack = _current_links.stack
     except AttributeError:  # link's thread-local not looked up yet, or a new thread
         scope = _scope()
     else:
         scope = stack[-1].path if stack else None
-    group = [_APPLY_GROUP, len(outputs) + 1, _context.thread, 0, func_id, type(func).__name__,
-             label, func.rank if recorded else 0, recorded, _context.func_id, scope,
+    context = _context
+    group = [_APPLY_GROUP, len(outputs) + 1, context.thread, 0, func_id, type(func).__name__,
+             func.label, func.rank if recorded else 0, recorded, context.func_id, scope,
              len(inputs)]
-    append, extend = group.append, group.extend
     for x in inputs:
         node = x._node
-        append(node._uid or uid(node))
+        group.append(node._uid or uid(node))
+    ids, seq = _ids, _seq
     for y in outputs:
         node = y._node
         # A fresh output, made by apply in this thread: naming it needs no lock.
-        ident = node._uid = next(_ids)
+        ident = node._uid = next(ids)
         data = y._data
         if type(data) is _ndarray and data.size <= SNAPSHOT_MAX_ELEMENTS \
                 and not data.dtype.hasobject:  # as _snap, with shape and dtype from the node
-            extend((next(_seq), ident, node.shape, node.dtype, y._requires_grad, '@numpy',
-                    data.tobytes()))
+            group += (next(seq), ident, node.shape, node.dtype, y._requires_grad, '@numpy',
+                      data.tobytes())
         else:
-            extend((next(_seq), ident, node.shape, node.dtype, y._requires_grad,
-                    _device_name(data), _snap(data)))
+            group += (next(seq), ident, node.shape, node.dtype, y._requires_grad,
+                      _device_name(data), _snap(data))
         watch = node._variable = _Watch(y, _collected)
         watch.ident = ident
-    group[3] = next(_seq)  # FunctionApplied comes after its outputs' VariableCreated
+    group[3] = next(seq)  # FunctionApplied comes after its outputs' VariableCreated
     _deliver_group(tuple(group))
 
 

@@ -58,9 +58,6 @@ class FunctionNode:
     _retained_output_data: tuple | None = None
     _local_function_hooks: dict | None = None
     _uid = None
-    # The label as events announced it when this node was applied (read again by the
-    # backward step events: some labels are properties that format a constant).
-    _announced_label = None
     #: set to the FunctionNode whose backward applied this node (None in plain forward).
     _applied_in_backward_of = None
 

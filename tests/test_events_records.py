@@ -268,3 +268,29 @@ def test_an_announced_variable_still_copies_and_reports_its_collection():
         del y, twin, deep
         gc.collect()
     assert ident in [e.var_id for e in log.of_kind('variable_collected')]
+
+
+def test_dropped_stays_exact_as_listeners_come_and_go():
+    """A lone log is appended to directly and counts what it got by seqs; with another
+    listener it counts each store.  Either way ``len + dropped`` is every event."""
+    x = Variable(np.array([1.0, 2.0], np.float32))
+    kept = []
+
+    def work():
+        kept.append(F.sum(F.tanh(x * x) + x))  # kept: no collection events in between
+        kept[-1].backward()
+
+    with events.recording() as everything:  # a lone log: the reference count
+        for _ in range(3):
+            work()
+    per_round = len(everything) // 3
+    assert per_round > 10 and len(everything) == 3 * per_round
+    with events.recording(maxlen=7) as log:
+        work()  # alone
+        with events.subscribe(lambda e: None):
+            work()  # with a plain callback: counted store by store
+        events.VariableCreated(var_id=0)  # made, not emitted: takes no seq
+        work()  # alone again
+    assert events.VariableCreated(var_id=0).seq == 0
+    assert len(log) == 7 and log.dropped == 3 * per_round - 7
+    assert [e.kind for e in log] == [e.kind for e in everything][-7:]

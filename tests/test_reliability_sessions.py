@@ -255,18 +255,24 @@ def test_default_recording_is_bounded():
 
 
 def test_collection_watchers_do_not_accumulate():
-    # While observed, every Variable gets a finalizer that announces its collection;
-    # they must go away with the variables, or a long recorded session would leak them.
-    baseline = len(weakref.finalize._registry)
+    # While observed, every Variable's node refers to it through a watch that announces
+    # its collection; watches must go with their nodes, or a long recorded session would
+    # leak them.
+    def watches():
+        gc.collect()
+        return sum(1 for o in gc.get_objects() if type(o) is events._Watch)
+
     model, x, t = _mlp()
     opt = O.SGD().setup(model)
+    baseline = watches()
     with events.recording(maxlen=1000) as log:
         for _ in range(200):
             opt.update(_loss, model, x, t)
+        during = watches()
     del model, opt
-    gc.collect()
-    assert len(weakref.finalize._registry) <= baseline
-    assert log.of_kind('variable_collected')
+    assert during - baseline < 50  # the parameters and the last step's few, not 200 steps'
+    assert watches() <= baseline
+    assert log.of_kind('variable_collected') and log.dropped > 0
 
 
 def test_each_backward_step_event_stays_small_on_a_wide_graph():
