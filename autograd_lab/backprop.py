@@ -116,6 +116,9 @@ class BackwardStepper:
         # A step-begin group held back to go out with its step's end as one (see
         # ``_announce_step``), else None.
         self._pending: list | None = None
+        # The bytes announced for a waiting grad as its step-end group stored it (see
+        # ``_announce_done``), until its creator's step begins.
+        self._frozen: dict = {}
         self._finished = False
         self._inputs: tuple = ()  # grad(): the variables whose gradients are asked for
         self._set_grad = False
@@ -399,11 +402,14 @@ class BackwardStepper:
             group += [entry[2]._uid or uid(entry[2]) for entry in first]
         outputs = func.outputs or ()
         group.append(len(outputs))
-        extend, grads = group.extend, self._grads
+        extend, grads, frozen = group.extend, self._grads, self._frozen
         for ref in outputs:
             node = ref()
             g = None if node is None else grads.get(node)
-            if type(g) is _ndarray and g.size <= _SMALL and node.shape is not None \
+            taken = frozen.pop(node, None) if frozen else None
+            if taken is not None:  # the bytes its step-end group took: the same value
+                extend((taken, node.dtype, node.shape))
+            elif type(g) is _ndarray and g.size <= _SMALL and node.shape is not None \
                     and not g.dtype.hasobject:  # checked against the node when it was stored
                 extend((g.tobytes(), node.dtype, node.shape))
             else:
@@ -449,17 +455,22 @@ class BackwardStepper:
         events = group[1] + 1  # the held begin's, and BackwardStepDone
         done_at = len(group)  # its seq comes after the released grads' (below)
         group += (0, len(targets))
-        extend = group.extend
+        extend, frozen = group.extend, self._frozen
         for k, i in enumerate(targets):
             node, g = inputs[i], gxs[k]
             how = accumulation[k] if accumulation else None
             if type(g) is _ndarray and g.size <= _SMALL and node.shape is not None \
                     and not g.dtype.hasobject:  # checked against the node (_check_grad)
-                extend((node._uid or uid(node), how, g.tobytes(), node.dtype, node.shape))
+                value = g.tobytes()
+                extend((node._uid or uid(node), how, value, node.dtype, node.shape))
             else:
-                extend((node._uid or uid(node), how,
-                        _events._snap(g if g is None or type(g) is _ndarray else _raw(g)),
-                        None, None))
+                value = _events._snap(g if g is None or type(g) is _ndarray else _raw(g))
+                extend((node._uid or uid(node), how, value, None, None))
+            if how is not None and node._creator_node is not None:  # a grad that waits for
+                if how == 'set' and type(value) is bytes:  # its creator's step, whose begin
+                    frozen[node] = value  # group shares these bytes
+                else:
+                    frozen.pop(node, None)
         n_inner = len(inner) // _events._INNER_FIELDS if inner else 0
         group.append(n_inner)
         if n_inner:

@@ -148,7 +148,7 @@ class FunctionNode:
             if _events.active:
                 if wrapped is not None:
                     _announce(wrapped)
-                _events.function_applied(self, in_vars, rets, recorded=False)
+                _events.function_applied(self, in_vars, rets, False)
             return rets
 
         self.rank = rank
@@ -188,7 +188,7 @@ class FunctionNode:
         if _events.active:
             if wrapped is not None:
                 _announce(wrapped)
-            _events.function_applied(self, in_vars, rets, recorded=True)
+            _events.function_applied(self, in_vars, rets, True)
         return rets
 
     def _check_inputs(self, in_data: tuple) -> None:
