@@ -685,6 +685,7 @@ class BackwardStepper:
                 _events.grad_changed(_events.GradRestored, var)
         self._undo.clear()
         self._grads.clear()
+        self._frozen.clear()
         self._heap.clear()
         self._top = None
 
