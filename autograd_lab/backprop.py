@@ -266,15 +266,8 @@ class BackwardStepper:
                 outer = context.func_id
                 try:
                     while heap:
-                        func = heap[0][2]
-                        announce(func)
-                        entry = pop(heap)
-                        top = self._top
-                        if top is not None:  # as in _advance
-                            if top and top[0] is entry:
-                                del top[0]
-                            else:
-                                self._top = None
+                        announce(heap[0][2])
+                        func = self._pop()
                         context.func_id = func._uid or uid(func)
                         run_function(func, False, True)
                 except BaseException as error:
@@ -289,8 +282,7 @@ class BackwardStepper:
                 while heap:
                     run_function(pop(heap)[2], False)
             except BaseException as error:
-                self._failed = repr(error)  # not the error: its traceback holds this stepper
-                self._rollback()
+                self._fail(error, False)
                 raise
         self._finish_if_done()
 
@@ -317,14 +309,7 @@ class BackwardStepper:
         heap = self._heap
         if observed:
             self._announce_step(heap[0][2])
-        entry = heapq.heappop(heap)
-        func = entry[2]
-        top = self._top
-        if top is not None:  # the heap's smallest entry is the first of the sorted top
-            if top and top[0] is entry:
-                del top[0]
-            else:
-                self._top = None
+        func = self._pop()
         try:
             if observed:  # functions applied by this backward are tagged with it
                 context = _events._context
@@ -342,6 +327,17 @@ class BackwardStepper:
         if not heap:
             self._finish_if_done()
         return result
+
+    def _pop(self) -> FunctionNode:
+        """Take the next function off the heap, keeping ``_top`` in step."""
+        entry = heapq.heappop(self._heap)
+        top = self._top
+        if top is not None:  # the heap's smallest entry is the first of the sorted top
+            if top and top[0] is entry:
+                del top[0]
+            else:
+                self._top = None
+        return entry[2]
 
     def _fail(self, error: BaseException, observed: bool) -> None:
         """A step raised: undo the whole backward, and say so."""
@@ -390,16 +386,14 @@ class BackwardStepper:
         # One flat group (see events: groups); the sentence of ``reason`` is written only
         # if it is read.
         if len(heap) == 1:  # the common case of a chain: no sorting, no ties
-            group = [_STEP_BEGIN, 1, _events._context.thread, self._run_id, func_id,
-                     next(_events._seq), func.rank, func.label, 1, 0,
-                     _REASON_INDEX, 1, func_id]
+            frontier, ties = [func_id], 0
         else:  # the first few in order, without sorting (or even reading) the whole heap
             first = self._frontier_top(_events.FRONTIER_MAX)
-            group = [_STEP_BEGIN, 1, _events._context.thread, self._run_id, func_id,
-                     next(_events._seq), func.rank, func.label,
-                     len(heap), sum(1 for entry in first if entry[0] == first[0][0]) - 1,
-                     _REASON_INDEX, len(first)]
-            group += [entry[2]._uid or uid(entry[2]) for entry in first]
+            frontier = [entry[2]._uid or uid(entry[2]) for entry in first]
+            ties = sum(1 for entry in first if entry[0] == first[0][0]) - 1
+        group = [_STEP_BEGIN, 1, _events._context.thread, self._run_id, func_id,
+                 next(_events._seq), func.rank, func.label, len(heap), ties, _REASON_INDEX,
+                 len(frontier), *frontier]
         outputs = func.outputs or ()
         group.append(len(outputs))
         extend, grads, frozen = group.extend, self._grads, self._frozen
@@ -413,8 +407,7 @@ class BackwardStepper:
                     and not g.dtype.hasobject:  # checked against the node when it was stored
                 extend((g.tobytes(), node.dtype, node.shape))
             else:
-                extend((_events._snap(g if g is None or type(g) is _ndarray else _raw(g)),
-                        None, None))
+                extend((_events._snap(_raw(g)), None, None))
         # Held back when nothing can be announced before the step ends (arrays only: no
         # function applied, no hook) and a log is the only listener, which cannot tell:
         # the step then goes out as one group.
@@ -434,10 +427,8 @@ class BackwardStepper:
         ``_note_grad``), one by one, before something else is announced; None."""
         if self._pending is not None:
             self._flush_pending()
-        size, thread = _events._INNER_FIELDS, _events._context.thread
-        for k in range(0, len(inner), size):
-            code, seq, ident, value, dtype, shape = inner[k:k + size]
-            _events._deliver((code, seq, thread, ident, _events._thawed(value, dtype, shape)))
+        for record in _events._inner_records(inner, 0, len(inner), _events._context.thread):
+            _events._deliver(record)
 
     def _announce_done(self, func: FunctionNode, gys: tuple, targets: tuple, gxs: tuple,
                        accumulation: list | None, inner: list | None) -> None:
@@ -464,7 +455,7 @@ class BackwardStepper:
                 value = g.tobytes()
                 extend((node._uid or uid(node), how, value, node.dtype, node.shape))
             else:
-                value = _events._snap(g if g is None or type(g) is _ndarray else _raw(g))
+                value = _events._snap(_raw(g))
                 extend((node._uid or uid(node), how, value, None, None))
             if how is not None and node._creator_node is not None:  # a grad that waits for
                 if how == 'set' and type(value) is bytes:  # its creator's step, whose begin
@@ -772,7 +763,7 @@ def _note_grad(inner: list, var: Variable, how: str) -> None:
             and not g.dtype.hasobject:
         value, dtype, shape = g.tobytes(), node.dtype, node.shape
     else:
-        value, dtype, shape = _events._snap(_raw(g) if g is not None else var._grad_var), \
+        value, dtype, shape = _events._snap(g if g is not None else var._grad_var), \
             None, None
     inner.extend((_GRAD_SET if how == 'set' else _GRAD_ACCUMULATED, next(_events._seq),
                   node._uid or _events.uid(node), value, dtype, shape))

@@ -436,8 +436,8 @@ def _kind(item: Any) -> str:
 # its gradients) build one *group*: a flat tuple of only what could change or vanish later
 # (ids, seqs, frozen values, the label), from which the records of its events are written
 # when they are read, field for field what separate records would have held.  A log
-# stores a reference to the group once per event, so lengths, indexes and the ring
-# buffer's bound still count events, and no object is made per event.
+# stores a group in one slot and counts its events when it is read (see EventLog), so no
+# object is made per event.
 #
 # Flat, because the garbage collector stops tracking a tuple only once everything in it is
 # untracked: a tuple nested in a record kept a record tracked long enough to be promoted to
@@ -516,9 +516,7 @@ def _end_part(group: tuple, at: int, records: list) -> None:
     inner_at = at + 2 + _TARGET_FIELDS * group[at + 1]
     targets = [group[k:k + _TARGET_FIELDS] for k in range(at + 2, inner_at, _TARGET_FIELDS)]
     released_at = inner_at + 1 + _INNER_FIELDS * group[inner_at]
-    for k in range(inner_at + 1, released_at, _INNER_FIELDS):
-        code, seq, ident, value, dtype, shape = group[k:k + _INNER_FIELDS]
-        records.append((code, seq, thread, ident, _thawed(value, dtype, shape)))
+    records += _inner_records(group, inner_at + 1, released_at, thread)
     for k in range(released_at + 1, released_at + 1 + 2 * group[released_at], 2):
         records.append((_RELEASED, group[k], thread, group[k + 1], None))
     records.append((_STEP_DONE, group[at], thread, group[3], group[4],
@@ -527,26 +525,27 @@ def _end_part(group: tuple, at: int, records: list) -> None:
                     tuple([t[1] for t in targets])))
 
 
-def _step_begin_members(group: tuple) -> list:
-    records: list = []
-    _begin_part(group, 5, records)
-    return records
-
-
-def _step_end_members(group: tuple) -> list:
-    records: list = []
-    _end_part(group, 5, records)
+def _inner_records(fields: Any, start: int, stop: int, thread: int) -> list:
+    """The records of the leaf-grad events whose fields are ``fields[start:stop]``."""
+    records = []
+    for k in range(start, stop, _INNER_FIELDS):
+        code, seq, ident, value, dtype, shape = fields[k:k + _INNER_FIELDS]
+        records.append((code, seq, thread, ident, _thawed(value, dtype, shape)))
     return records
 
 
 def _step_members(group: tuple) -> list:
+    """The records of a step's group: its begin part, its end part, or both."""
     records: list = []
-    _end_part(group, _begin_part(group, 5, records), records)
+    at = 5  # after the head
+    if group[0] != _STEP_END:
+        at = _begin_part(group, at, records)
+    if group[0] != _STEP_BEGIN:
+        _end_part(group, at, records)
     return records
 
 
-_EXPANDERS = (None, None, _apply_members, _step_begin_members, _step_end_members,
-              _step_members)
+_EXPANDERS = (None, None, _apply_members, _step_members, _step_members, _step_members)
 
 
 def _size(item: Any) -> int:
