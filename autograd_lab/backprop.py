@@ -401,13 +401,15 @@ class BackwardStepper:
             node = ref()
             g = None if node is None else grads.get(node)
             taken = frozen.pop(node, None) if frozen else None
+            if type(g) is not _ndarray and g is not None:
+                g = _raw(g)  # double backprop: kept flat as bytes like an array grad
             if taken is not None:  # the bytes its step-end group took: the same value
                 extend((taken, node.dtype, node.shape))
             elif type(g) is _ndarray and g.size <= _SMALL and node.shape is not None \
                     and not g.dtype.hasobject:  # checked against the node when it was stored
                 extend((g.tobytes(), node.dtype, node.shape))
             else:
-                extend((_events._snap(_raw(g)), None, None))
+                extend((_events._snap(g), None, None))
         # Held back when nothing can be announced before the step ends (arrays only: no
         # function applied, no hook) and a log is the only listener, which cannot tell:
         # the step then goes out as one group.
@@ -450,12 +452,14 @@ class BackwardStepper:
         for k, i in enumerate(targets):
             node, g = inputs[i], gxs[k]
             how = accumulation[k] if accumulation else None
+            if type(g) is not _ndarray and g is not None:
+                g = _raw(g)  # double backprop: kept flat as bytes like an array grad
             if type(g) is _ndarray and g.size <= _SMALL and node.shape is not None \
                     and not g.dtype.hasobject:  # checked against the node (_check_grad)
                 value = g.tobytes()
                 extend((node._uid or uid(node), how, value, node.dtype, node.shape))
             else:
-                value = _events._snap(_raw(g))
+                value = _events._snap(g)
                 extend((node._uid or uid(node), how, value, None, None))
             if how is not None and node._creator_node is not None:  # a grad that waits for
                 if how == 'set' and type(value) is bytes:  # its creator's step, whose begin
