@@ -223,8 +223,8 @@ class UpdateRule:
         if fp32:
             param.array = target.array.astype(param.dtype)
             target.grad = None
-        if _events.active:  # unobserved, one flag test per parameter update
-            _events.parameter_updated(param, self)
+        if _events.recorder is not None:  # unobserved, one test per parameter update
+            _events.recorder.parameter_updated(param, self)
 
     def _fp32_target(self, param: Variable) -> Parameter:
         master = self._fp32_param

@@ -102,9 +102,8 @@ class Parameter(Variable):
         self._grad = grad
         self._grad_var = None
         self._grad_valid = True
-        if _events.active:
-            _events.emit(_events.ParameterInitialized(var_id=_events.uid(self),
-                                                      shape=data.shape, dtype=str(data.dtype)))
+        if _events.recorder is not None:
+            _events.recorder.parameter_initialized(self)
 
     def cleargrad(self) -> None:
         super().cleargrad()

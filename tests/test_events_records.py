@@ -127,18 +127,34 @@ def test_snapshots_hold_the_values_of_the_moment_and_each_read_is_a_fresh_array(
     assert log[1].data.tolist() == [3.0, 6.0]
 
 
+class Copy(chainer.FunctionNode):
+    """Its output is a copy of its input, whatever the array."""
+
+    def forward(self, inputs):
+        return inputs[0].copy(),
+
+
 def test_snapshot_forms_for_odd_arrays():
+    """Each way a value reaches a log (a record, an apply group, a grad event) reads back as
+    :func:`events.snapshot` of it."""
     arrays = [np.zeros((0, 3), np.float32), np.array(7, np.int64),
               np.arange(8, dtype='>f8')[::2],  # non-native byte order, not contiguous
               np.array([{'a': 1}, None], dtype=object), np.ones(100, np.float32)]
     for array in arrays:
-        frozen = events._value(events._snap(array))
+        with events.recording() as log:
+            x = Variable(array)  # a record
+            y, = Copy().apply((x,))  # an apply group
+            x.grad = array.copy()  # a grad event
+        values = [log[0].data, log.of_kind('variable_created')[1].data,
+                  log.of_kind('grad_set')[0].grad]
         expected = events.snapshot(array)
-        if isinstance(expected, events.Summary):
-            assert frozen == expected
-        else:
-            assert frozen.shape == array.shape and frozen.dtype == array.dtype
-            assert frozen.tolist() == array.tolist()
+        for value in values:
+            if isinstance(expected, events.Summary):
+                assert value == expected
+            else:
+                assert value.shape == array.shape and value.dtype == array.dtype
+                assert value.tolist() == array.tolist()
+        assert y.array.tolist() == array.tolist()
 
 
 def test_step_frontiers_list_the_first_waiting_functions_in_order():

@@ -1,8 +1,8 @@
 """autograd_lab_widget: the live graph widget of autograd_lab (an anywidget).
 
 ``GraphView(y)`` shows the graph behind ``y`` and steps through the engine's own
-backward; ``%load_ext autograd_lab`` (or ``%load_ext autograd_lab_widget``) adds the
-``%%autograd_lab`` cell magic, which records a cell and shows its live graph.
+backward; ``%load_ext autograd_lab_widget`` adds the ``%%autograd_lab`` cell magic,
+which records a cell and shows its live graph.
 
 The engine never imports this package; it depends only on the public engine, event
 and graph APIs.
