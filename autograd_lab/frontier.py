@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -77,7 +78,7 @@ class Frontier(list):
         if kept is None or (len(kept) < k and len(kept) < len(self)):
             self._keep = 2 * k
             kept = self._kept = _smallest(self, self._keep)
-        return [entry[2] for entry in kept[:k]]
+        return list(map(_function_of, kept[:k]))
 
     def ordered(self) -> list:
         """Every waiting function, in the order they will run."""
@@ -90,6 +91,9 @@ class Frontier(list):
     def clear(self) -> None:
         super().clear()
         self._kept = None
+
+
+_function_of = operator.itemgetter(2)  # an entry's function
 
 
 def _smallest(heap: list, k: int) -> list:

@@ -85,7 +85,7 @@ class FunctionNode:
         call (bad types, an exception in forward or in a hook) changes nothing.
         """
         # The hot path of every operation: plain loops and locals, one helper per stage.
-        in_vars, in_data, requires_grad, rank, wrapped = _gather_inputs(self, inputs)
+        in_nodes, in_data, requires_grad, rank, wrapped = _gather_inputs(self, inputs)
         if config.type_check:
             self._check_inputs(in_data)
             if type(self).check_type_forward is not FunctionNode.check_type_forward:
@@ -105,20 +105,20 @@ class FunctionNode:
             _function_hook.forward_postprocess(hooks, self, in_data)
         recorded = config.enable_backprop
         if recorded:
-            rets = self._link(in_vars, in_data, outputs, requires_grad, rank)
+            rets = self._link(in_nodes, in_data, outputs, requires_grad, rank)
         else:
             self._input_indexes_to_retain = self._output_indexes_to_retain = None
             rets = tuple([_new_variable(y, requires_grad) for y in outputs])
         if _events.recorder is not None:
-            _events.recorder.function_applied(self, in_vars, rets, recorded, wrapped)
+            _events.recorder.function_applied(self, in_nodes, rets, recorded, wrapped)
         return rets
 
-    def _link(self, in_vars: list, in_data: tuple, outputs: tuple, requires_grad: bool,
+    def _link(self, in_nodes: list, in_data: tuple, outputs: tuple, requires_grad: bool,
               rank: int) -> tuple:
         """Make the output Variables and link them into the graph: this node keeps its
         inputs' nodes, its outputs' nodes weakly, and the arrays it asked to retain."""
         self.rank = rank
-        self.inputs = tuple([x._node for x in in_vars])
+        self.inputs = tuple(in_nodes)
         rets = []
         refs = []
         for y in outputs:
@@ -241,9 +241,9 @@ class FunctionNode:
 
 
 def _gather_inputs(func: FunctionNode, inputs: Iterable[Any]) -> tuple:
-    """``(Variables, arrays, requires_grad, rank, wrapped)`` of ``inputs``: raw arrays are
+    """``(nodes, arrays, requires_grad, rank, wrapped)`` of ``inputs``: raw arrays are
     wrapped in new Variables (``wrapped``, announced only once the function has run)."""
-    in_vars = []
+    in_nodes = []
     in_data = []
     requires_grad = False
     rank = 0
@@ -259,24 +259,25 @@ def _gather_inputs(func: FunctionNode, inputs: Iterable[Any]) -> tuple:
                 requires_grad = True
             r = x._node.rank
             rank = r if r > rank else rank  # (not max(): a call per input)
+            in_nodes.append(x._node)
         elif backend.is_array(x):
             d = x
             x = _new_variable(x, False)
             if wrapped is None:
                 wrapped = []
             wrapped.append(x)
+            in_nodes.append(x._node)
         else:
             raise TypeError(f'incompatible array types are mixed in the forward input '
                             f'({func.label}): got {type(x).__name__}, expected a Variable '
                             'or an ndarray')
         if type(d) is not _ndarray:
             on_numpy = False
-        in_vars.append(x)
         in_data.append(d)
     in_data = tuple(in_data)
     if not on_numpy:
         _check_same_device(func, in_data)
-    return in_vars, in_data, requires_grad, rank, wrapped
+    return in_nodes, in_data, requires_grad, rank, wrapped
 
 
 def _check_same_device(func: FunctionNode, in_data: tuple) -> None:

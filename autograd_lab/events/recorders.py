@@ -86,27 +86,36 @@ def uid(obj: Any) -> int | None:
 
 # ---- the per-thread context ----------------------------------------------------------------
 
-class _Context(threading.local):
+class _Context:
     """Per thread: its ident (read here rather than asked for: ``get_ident()`` makes a new
     int at every call, which a record would keep), the function whose backward runs, the
     running Links, and a backward step held back for a lone log."""
 
-    func_id = None  # class defaults: reading them needs no getattr fallback
-    held: list | None = None  # a step-begin group held back until the step is done
+    __slots__ = ('thread', 'func_id', 'held', 'links', 'outer', 'inner')
 
     def __init__(self) -> None:
         self.thread = threading.get_ident()
+        self.func_id: int | None = None
+        self.held: list | None = None  # a step-begin group held back until the step is done
         self.links: list = []  # running Links, outermost first
         self.outer: list = []  # func_id of the enclosing steps (nested backward)
         self.inner: list = []  # grad events of the held step, flat (see ``_INNER_FIELDS``)
 
 
-_context = _Context()
+class _PerThread(threading.local):
+    """Each thread's :class:`_Context`: one thread-local read, then plain attributes
+    (a read of a thread-local's attribute costs several times one of a slot)."""
+
+    def __init__(self) -> None:
+        self.context = _Context()
+
+
+_threads = _PerThread()
 
 
 def in_backward_of() -> int | None:
     """The id of the function whose backward is running in this thread, if any."""
-    return _context.func_id
+    return _threads.context.func_id
 
 
 def running_links() -> list:
@@ -115,11 +124,11 @@ def running_links() -> list:
     :class:`~autograd_lab.Link` pushes itself here while it runs; events made
     meanwhile carry the innermost one's path as their ``scope``.
     """
-    return _context.links
+    return _threads.context.links
 
 
 def _scope() -> str | None:
-    links = _context.links
+    links = _threads.context.links
     return links[-1].path if links else None
 
 
@@ -152,7 +161,7 @@ def emit(event: Event) -> None:
 
     It gets its ``seq`` here: seqs number the events delivered, in order.
     """
-    context = _context
+    context = _threads.context
     if context.held is not None:
         _flush(context)
     codec._object_setattr(event, 'seq', next(_seq))
@@ -247,7 +256,7 @@ class _Watch(weakref.ref):
 
 def _collected(ref: _Watch) -> None:
     if _observed:
-        context = _context
+        context = _threads.context
         if context.held is not None:
             _flush(context)
         _deliver((_COLLECTED, next(_seq), context.thread, ref.ident))
@@ -409,7 +418,7 @@ class Recorder:
 
     def variable_created(self, var: Any) -> None:
         """``var`` was made by the user (or wrapped around an array a function got)."""
-        context = _context
+        context = _threads.context
         if context.held is not None:
             _flush(context)
         node = var._node
@@ -422,11 +431,12 @@ class Recorder:
 
     def function_applied(self, func: Any, inputs: Any, outputs: tuple, recorded: bool,
                          wrapped: Any = None) -> None:
-        """``func`` ran forward on ``inputs`` (Variables, ``wrapped`` ones made for raw
-        arrays) and made ``outputs``; ``recorded``: it was linked into the graph."""
+        """``func`` ran forward on ``inputs`` (VariableNodes; ``wrapped``: the Variables
+        made for raw arrays among them) and made ``outputs`` (Variables); ``recorded``: it
+        was linked into the graph."""
         # The hottest announcement (every operation observed): one flat group (see
         # ``_apply_records``), built with plain loops and as few reads as possible.
-        context = _context
+        context = _threads.context
         if context.held is not None:
             _flush(context)
         if wrapped is not None:
@@ -440,8 +450,7 @@ class Recorder:
         group = [_APPLY_GROUP, len(outputs) + 1, context.thread, 0, func_id,
                  type(func).__name__, func.label, func.rank if recorded else 0, recorded,
                  context.func_id, links[-1].path if links else None, len(inputs)]
-        for x in inputs:
-            node = x._node
+        for node in inputs:
             group.append(node._uid or uid(node))
         ids, seq = _ids, _seq
         for y in outputs:
@@ -465,7 +474,7 @@ class Recorder:
 
     def grad_changed(self, event_type: type, var: Any) -> None:
         """``var``'s gradient changed; ``event_type`` (GradSet, GradCleared, ...) says how."""
-        context = _context
+        context = _threads.context
         gv = var._grad_var  # not ``var.grad``: a Parameter's getter may refuse to answer
         node = var._node
         ident = node._uid or uid(node)
@@ -519,7 +528,7 @@ class Recorder:
                      grad_outputs: tuple) -> None:
         """``func``'s backward runs next, with ``grad_outputs``; ``frontier`` (in order,
         with ``head(k)`` and ``len``) holds the functions that wait after it."""
-        context = _context
+        context = _threads.context
         if context.held is not None:  # a backward inside a held step's backward
             _flush(context)
         func_id = func._uid or uid(func)
@@ -529,7 +538,11 @@ class Recorder:
         else:  # the first few in order, without sorting (or even reading) the whole heap
             head = frontier.head(FRONTIER_MAX - 1)
             ids = [func_id, *[f._uid or uid(f) for f in head]]
-            ties = sum(1 for f in head if f.rank == func.rank)
+            ties = 0  # the others of its rank, which come first (they are in rank order)
+            for f in head:
+                if f.rank != func.rank:
+                    break
+                ties += 1
         group = [_STEP_BEGIN, 1, context.thread, run.id, func_id, next(_seq), func.rank,
                  func.label, waiting, ties, _REASON, len(ids), *ids, len(grad_outputs)]
         frozen = run.frozen
@@ -555,7 +568,7 @@ class Recorder:
         """``func``'s backward gave ``grad_inputs`` for its inputs ``targets``, each
         ``'set'``, ``'added'`` or None (``accumulation``); the gradients of its output
         nodes ``released`` were dropped."""
-        context = _context
+        context = _threads.context
         context.func_id = context.outer.pop()
         group = context.held
         if group is None:
@@ -598,7 +611,7 @@ class Recorder:
     def backward_finished(self, run: BackwardRun, error: BaseException | None = None) -> None:
         """The backward ended: every function ran, or the step this recorder was told had
         started raised ``error`` (the gradients were restored first)."""
-        context = _context
+        context = _threads.context
         if context.held is not None:
             _flush(context)
         if error is not None:  # the failed step did not get to say it was done
@@ -623,17 +636,17 @@ class _HooksOnly(Recorder):
     parameter_updated = backward_started = _nothing
 
     def step_started(self, run: Any, func: Any, frontier: Any, grad_outputs: tuple) -> None:
-        context = _context
+        context = _threads.context
         context.outer.append(context.func_id)
         context.func_id = func._uid or uid(func)
 
     def step_done(self, run: Any, func: Any, *args: Any) -> None:
-        context = _context
+        context = _threads.context
         context.func_id = context.outer.pop()
 
     def backward_finished(self, run: Any, error: BaseException | None = None) -> None:
         if error is not None:
-            context = _context
+            context = _threads.context
             context.func_id = context.outer.pop()
 
 
