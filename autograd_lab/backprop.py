@@ -307,10 +307,9 @@ class BackwardStepper:
         accumulation = self._accumulate(func, targets, gxs, hooks is not None, recorder)
         if hooks is not None:
             _function_hook.backward_postprocess(hooks, func, in_data, out_grad)
-        if recorder is not None:  # (released: the output grads dropped, unless retain_grad)
-            recorder.step_done(self._run, func, targets, gxs, accumulation, [] if self._retain_grad
-                               else [r() for r, gy in zip(func.outputs or (), gys)
-                                     if gy is not None and r() not in self._input_nodes])
+        if recorder is not None:
+            recorder.step_done(self._run, func, targets, gxs, accumulation,
+                               self._released(func, gys))
         return BackwardStep(func, gys, targets, gxs, tuple(accumulation)) if record else None
 
     def _accumulate(self, func: FunctionNode, targets: tuple, gxs: tuple, hooked: bool,
@@ -361,6 +360,13 @@ class BackwardStepper:
                 var._set_grad_unchecked(gy)  # only leaves record _loss_scale
                 if recorder is not None:
                     recorder.grad_changed(_events.GradSet, var)
+
+    def _released(self, func: FunctionNode, gys: tuple) -> list:
+        """The output nodes whose gradients this step dropped (unless ``retain_grad``)."""
+        if self._retain_grad:
+            return []
+        return [ref() for ref, gy in zip(func.outputs or (), gys)
+                if gy is not None and ref() not in self._input_nodes]
 
     def _backward_variables(self, func: FunctionNode, targets: tuple, gys: tuple) -> tuple:
         gy_vars = tuple([_as_variable(g) for g in gys])

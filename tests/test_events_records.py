@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 
 import autograd_lab as chainer
 import autograd_lab.functions as F
@@ -310,3 +311,37 @@ def test_dropped_stays_exact_as_listeners_come_and_go():
     assert events.VariableCreated(var_id=0).seq == 0
     assert len(log) == 7 and log.dropped == 3 * per_round - 7
     assert [e.kind for e in log] == [e.kind for e in everything][-7:]
+
+
+class HalfBad(chainer.FunctionNode):
+    """Its backward gives a good gradient for input 0 and a wrong-shaped one for input 1."""
+
+    def forward(self, inputs):
+        return inputs[0] + inputs[1],
+
+    def backward_arrays(self, indexes, gys):
+        return gys[0], np.ones(3, np.float32)
+
+
+def test_a_step_that_fails_half_way_says_what_it_set_and_undid():
+    """The first input's grad was set before the second one's failed the step: observers
+    see it set and then restored, a log as a callback does, and nothing is left set."""
+    a = Variable(np.ones(2, np.float32), name='a')
+    b = Variable(np.ones(2, np.float32), name='b')
+    y, = HalfBad().apply((a, b))
+    stories, logged = [], None
+    for listen in ('log', 'callback'):
+        seen = []
+        with (events.recording() if listen == 'log' else events.subscribe(seen.append)) as log:
+            with pytest.raises(ValueError, match='shape'):
+                F.sum(y).backward()
+        evs = [e for e in (log if listen == 'log' else seen) if e.kind != 'variable_collected']
+        logged = logged or evs
+        stories.append(story(evs))
+    assert stories[0] == stories[1]
+    kinds = [e.kind for e in logged]
+    at = kinds.index('grad_set')
+    assert logged[at].var_id == events.uid(a)
+    assert kinds[at + 1:] == ['grad_restored', 'grad_restored', 'backward_finished']
+    assert events.uid(a) in {e.var_id for e in logged[at + 1:at + 3]}  # and the loss
+    assert a.grad is None and b.grad is None and not logged[-1].ok
