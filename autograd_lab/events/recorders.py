@@ -1,7 +1,8 @@
 """The recorder: the one object the engine tells what happens while anyone listens.
 
-``autograd_lab.events.recorder`` is a :class:`Recorder` while there is a subscriber and
-None otherwise, so the engine pays one test per place where something happens::
+``autograd_lab.events.recorder`` is a :class:`Recorder` while there is a subscriber
+(one that builds no events while only FunctionHooks listen) and None otherwise, so the
+engine pays one test per place where something happens::
 
     if _events.recorder is not None:
         _events.recorder.grad_changed(_events.GradSet, var)
