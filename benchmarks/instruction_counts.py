@@ -35,34 +35,13 @@ def child(variant: str, column: str, blocks: int, gc_on: bool) -> None:
     """Warm up, then run the chain three times, a marker after each run."""
     import gc
 
-    import numpy as np
-
     import autograd_lab as chainer
     import autograd_lab.functions as F
     from autograd_lab import events
+    from overhead import workloads
     if not gc_on:
         gc.disable()
-    x0 = np.linspace(-1, 1, 16).astype(np.float32)
-    w0 = np.full(16, 0.9, np.float32)
-
-    def chain():  # the chain of overhead.py
-        x, w = chainer.Variable(x0.copy()), chainer.Variable(w0.copy())
-        h = x
-        for _ in range(blocks):
-            t = h * w
-            t = t + 0.5
-            h = F.tanh(t)
-            h = h * 0.9
-        return x, w, h
-
-    def run():
-        x, w, h = chain()
-        if column == 'forward+backward':
-            F.sum(h).backward()
-        elif column == 'double backprop':
-            gx, gw = chainer.grad([F.sum(h)], [x, w], enable_double_backprop=True)
-            F.sum(gx * gx + gw).backward()
-
+    run = workloads(chainer, F, 4 * blocks)[column]  # the chains of overhead.py
     log = events.EventLog(maxlen=40 * blocks)  # kept full, as a log left open
     sub = events.subscribe(log) if variant == 'recorded' else None
     for _ in range(10):
