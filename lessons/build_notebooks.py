@@ -34,10 +34,10 @@ SOURCES = HERE / 'source'
 SOLUTIONS = HERE / 'solutions'
 FENCE = re.compile(r'^```python(?:\s+(exercise|check)\s+(\S+)(?:\s+(\d+))?)?\s*$')
 
-# The solutions live one folder below checks.py; strict mode makes a rejected
-# reference answer fail the notebook run in CI.
-SOLUTION_PREAMBLE = ('import sys\n'
-                     "sys.path.insert(0, '..')  # checks.py is in the lessons folder\n")
+# Every lesson imports its checkers from the installed package (not from a file beside
+# the notebook), so a copied lesson runs anywhere autograd-lab is installed.
+CHECKS_IMPORT = 'from autograd_lab_lessons import checks'
+# Strict mode makes a rejected reference answer fail the solution notebook's run in CI.
 SOLUTION_STRICT = '\nchecks.STRICT = True  # a rejected reference answer stops the run'
 
 
@@ -133,10 +133,6 @@ def build(cells: list[dict], stem: str, *, solutions: bool) -> dict:
                                  points=cell['points'])
         text = '\n'.join(lines)
         if solutions and first_code:
-            # A cell of its own, so the setup cell's imports stay at the top of their cell.
-            out.append({'cell_type': 'code', 'execution_count': None, 'id': f'{cid}-path',
-                        'metadata': {}, 'outputs': [],
-                        'source': _source(SOLUTION_PREAMBLE.rstrip('\n').split('\n'))})
             text += SOLUTION_STRICT
         first_code = False
         out.append({'cell_type': 'code', 'execution_count': None, 'id': cid,
@@ -162,9 +158,9 @@ def notebooks() -> dict[Path, str]:
     result = {}
     for src in sorted(SOURCES.glob('[0-9][0-9]_*.md')):
         cells = parse(src.read_text(encoding='utf-8'), src.name)
-        if 'import checks' not in '\n'.join(next(c for c in cells if c['kind'] != 'markdown')
-                                           ['lines']):
-            raise ValueError(f'{src.name}: the first code cell must import checks')
+        setup_cell = next(c for c in cells if c['kind'] != 'markdown')
+        if not any(line.startswith(CHECKS_IMPORT) for line in setup_cell['lines']):
+            raise ValueError(f'{src.name}: the first code cell must say {CHECKS_IMPORT!r}')
         result[HERE / f'{src.stem}.ipynb'] = dumps(build(cells, src.stem, solutions=False))
         result[SOLUTIONS / f'{src.stem}.ipynb'] = dumps(build(cells, src.stem, solutions=True))
     return result

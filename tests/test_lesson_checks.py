@@ -1,4 +1,7 @@
-"""The lesson exercise checkers (lessons/checks.py) and the committed lesson notebooks.
+"""The lesson exercise checkers and the committed lesson notebooks.
+
+The checkers are ``autograd_lab_lessons.checks`` (the file lessons/checks.py: the folder
+lessons/ is installed as the package autograd_lab_lessons), which every lesson imports.
 
 Every checker must accept the reference answer (the same code as in
 lessons/solutions/), reject a typical wrong answer with the hint meant for that
@@ -19,20 +22,21 @@ import pytest
 import autograd_lab as chainer
 import autograd_lab.functions as F
 from autograd_lab import Variable, backend
+from autograd_lab_lessons import checks
 
 LESSONS = Path(__file__).resolve().parent.parent / 'lessons'
 
 
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f'lessons_{name}', LESSONS / f'{name}.py')
+def _load(name: str, path: Path):
+    """A fresh copy of the module in ``path`` (read again: module-level state is new)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
 
-checks = _load('checks')
-build = _load('build_notebooks')
+build = _load('lessons_build_notebooks', LESSONS / 'build_notebooks.py')
 
 
 @pytest.fixture(autouse=True)
@@ -249,7 +253,7 @@ def test_strict_mode_passes_correct_answers(monkeypatch):
 
 def test_nbgrader_environment_turns_strict_on(monkeypatch, capsys):
     monkeypatch.setenv('NBGRADER_EXECUTION', 'autograde')
-    fresh = _load('checks')
+    fresh = _load('fresh_checks', Path(checks.__file__))
     assert fresh.STRICT is True and fresh.GRADING is True
     with pytest.raises(AssertionError, match='not done yet'):
         fresh.ex01_accumulate(...)
@@ -258,7 +262,7 @@ def test_nbgrader_environment_turns_strict_on(monkeypatch, capsys):
     assert fresh.ex01_accumulate([16.0]) is None
     assert 'is right' in capsys.readouterr().out
     monkeypatch.delenv('NBGRADER_EXECUTION')
-    fresh = _load('checks')
+    fresh = _load('fresh_checks', Path(checks.__file__))
     assert fresh.STRICT is False and fresh.GRADING is False
 
 
