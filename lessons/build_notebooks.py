@@ -37,6 +37,17 @@ FENCE = re.compile(r'^```python(?:\s+(exercise|check)\s+(\S+)(?:\s+(\d+))?)?\s*$
 # Every lesson imports its checkers from the installed package (not from a file beside
 # the notebook), so a copied lesson runs anywhere autograd-lab is installed.
 CHECKS_IMPORT = 'from autograd_lab_lessons import checks'
+# Where the package is published: the first cell of every lesson installs it from here
+# when the kernel lacks it (Colab). Replace ORG/REPO and rebuild to publish the lessons.
+PACKAGE_URL = 'git+https://github.com/ORG/REPO'
+# The `colab` extra adds what the lessons import (the widget, matplotlib, ...) but neither
+# JupyterLab nor a newer ipywidgets than the host's own front end expects.
+INSTALL_CELL = '\n'.join([
+    '# Colab, or any Python without autograd-lab: install it (once). Elsewhere: nothing.',
+    'import importlib.util',
+    "if importlib.util.find_spec('autograd_lab_lessons') is None:",
+    f'    %pip install --quiet "autograd-lab[colab] @ {PACKAGE_URL}"',
+])
 # Strict mode makes a rejected reference answer fail the solution notebook's run in CI.
 SOLUTION_STRICT = '\nchecks.STRICT = True  # a rejected reference answer stops the run'
 
@@ -110,7 +121,8 @@ def _source(lines: list[str]) -> list[str]:
 
 def build(cells: list[dict], stem: str, *, solutions: bool) -> dict:
     """The notebook (as JSON-ready dict) of one lesson, learner or solutions form."""
-    out = []
+    out = [{'cell_type': 'code', 'execution_count': None, 'id': f'{stem[:2]}-install',
+            'metadata': {}, 'outputs': [], 'source': _source(INSTALL_CELL.split('\n'))}]
     first_code = True
     for n, cell in enumerate(cells):
         cid = f'{stem[:2]}-{n:02d}'

@@ -179,3 +179,50 @@ def test_engine_and_widget_never_import_the_lessons():
         capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.strip() == '[]'
 
+
+
+# ---- the first cell: installs the package where the kernel lacks it (Colab) ---------------
+
+def _build_module():
+    import importlib.util as iu
+    spec = iu.spec_from_file_location('lessons_build_for_install', REPO / 'lessons' /
+                                      'build_notebooks.py')
+    module = iu.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_lesson_starts_with_the_install_cell():
+    build = _build_module()
+    for nb in autograd_lab_lessons.lessons() + autograd_lab_lessons.lessons(solutions=True):
+        first = json.loads(nb.read_text(encoding='utf-8'))['cells'][0]
+        assert first['cell_type'] == 'code', nb.name
+        assert ''.join(first['source']) == build.INSTALL_CELL, nb.name
+    assert f'"autograd-lab[colab] @ {build.PACKAGE_URL}"' in build.INSTALL_CELL
+
+
+def _run_install_cell(monkeypatch, installed: bool) -> list[str]:
+    """Runs the cell in a real IPython shell; returns what it asked ``%pip`` to do."""
+    from IPython.core.interactiveshell import InteractiveShell
+    import importlib.util as iu
+
+    build = _build_module()
+    shell = InteractiveShell.instance()
+    asked: list[str] = []
+    # pip itself cannot reach the package's URL from here: record the request instead
+    monkeypatch.setitem(shell.magics_manager.magics['line'], 'pip', asked.append)
+    real_find_spec = iu.find_spec
+    monkeypatch.setattr(iu, 'find_spec', lambda name, *a: (
+        real_find_spec(name, *a) if installed or name != 'autograd_lab_lessons' else None))
+    result = shell.run_cell(build.INSTALL_CELL)
+    result.raise_error()
+    return asked
+
+
+def test_install_cell_does_nothing_where_the_package_is_installed(monkeypatch):
+    assert _run_install_cell(monkeypatch, installed=True) == []
+
+
+def test_install_cell_installs_where_the_package_is_missing(monkeypatch):
+    asked = _run_install_cell(monkeypatch, installed=False)
+    assert asked == ['install --quiet "autograd-lab[colab] @ git+https://github.com/ORG/REPO"']
