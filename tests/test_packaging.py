@@ -298,3 +298,25 @@ def test_engine_tests_pass_on_declared_python_and_numpy(engine_runs, which):
         floor, = (pin.split('==')[1].split(';')[0] for pin in result['pins']
                   if pin.startswith('numpy=='))
         assert Version(result['numpy']) == Version(floor)
+
+
+# ---- a clone: lessons/start.sh ----------------------------------------------------------------
+
+def test_start_script_sets_up_a_clone(tmp_path):
+    """The Quickstart's first command, on a copy of this checkout, up to starting Lab."""
+    listed = run(['git', 'ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+                 cwd=REPO).stdout.split('\0')
+    clone = tmp_path / 'clone'
+    for name in filter(None, listed):
+        source = REPO / name
+        if source.is_file():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, clone / name)
+    done = run(['bash', clone / 'lessons' / 'start.sh', '--setup-only'],
+               env={**os.environ, 'PYTHON': sys.executable}, cwd=tmp_path)
+    assert 'jupyter lab lessons/01_variables_and_derivatives.ipynb' in done.stdout
+    python = clone / '.venv' / 'bin' / 'python'
+    found = run([python, '-c', 'import autograd_lab_lessons.checks as c, jupyterlab, '
+                               'autograd_lab_widget; print(c.__file__)'], cwd=tmp_path)
+    assert Path(found.stdout.strip()) == clone / 'lessons' / 'checks.py'  # editable: the clone's
+    assert (clone / '.venv' / 'bin' / 'autograd-lab').exists()
