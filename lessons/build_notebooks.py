@@ -4,9 +4,10 @@ One source gives two notebooks: the learner's ``lessons/NN_name.ipynb``
 (exercise cells hold a ``...`` placeholder) and the instructor's
 ``lessons/solutions/NN_name.ipynb`` (nbgrader source form: the reference answer
 between ``### BEGIN SOLUTION`` and ``### END SOLUTION``; it checks in strict
-mode).  Both are written without outputs and with stable cell ids, so building
-twice gives the same bytes; ``tests/test_lesson_checks.py`` checks the
-committed notebooks are up to date.
+mode).  Each starts with the same generated cell, ``INSTALL_CELL``, which installs the
+package where the kernel lacks it (Colab).  Both are written without outputs and with
+stable cell ids, so building twice gives the same bytes;
+``tests/test_lesson_checks.py`` checks the committed notebooks are up to date.
 
 Source format: Markdown text becomes markdown cells; fenced blocks become
 code cells.  The fence's info string says which kind::

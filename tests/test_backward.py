@@ -53,7 +53,8 @@ class Returns(FunctionNode):
         return 'Returns'
 
     def forward(self, inputs):
-        return inputs[0] * 2,
+        # x + x rather than x * 2: NumPy 1.x turns a 0-d float32 times 2 into float64
+        return inputs[0] + inputs[0],
 
     def backward(self, target_input_indexes, grad_outputs):
         return self.make(grad_outputs)
@@ -166,7 +167,8 @@ class TestBackpropConfig:
         seen = []
 
         def forward(self, inputs):
-            return inputs[0] * 2,
+            # x + x rather than x * 2: NumPy 1.x turns a 0-d float32 times 2 into float64
+            return inputs[0] + inputs[0],
 
         def backward(self, target_input_indexes, grad_outputs):
             TestBackpropConfig.Probe.seen.append(chainer.config.enable_backprop)

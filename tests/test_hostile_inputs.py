@@ -1033,13 +1033,16 @@ def catalogue_devices(fake_gpu: Any) -> Iterator[None]:
     yield
 
 
-@pytest.mark.parametrize('case', CATALOGUE, ids=[c.id for c in CATALOGUE])
+@pytest.mark.parametrize('case', [
+    pytest.param(c, id=c.id, marks=[pytest.mark.widget] if 'widget' in c.id else [])
+    for c in CATALOGUE])
 def test_hostile_input(case: Case, catalogue_devices: None) -> None:
     outcome = run_case(case)
     assert not outcome.problems, outcome.problems
     assert outcome.intended and not outcome.crash and not outcome.corrupted
 
 
+@pytest.mark.widget  # the catalogue has the widget's cases
 def test_catalogue_counts_and_doc(catalogue_devices: None) -> None:
     outcomes = [run_case(c) for c in CATALOGUE]
     n = counts(outcomes)

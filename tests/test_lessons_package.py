@@ -20,6 +20,7 @@ import urllib.request
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 
 import autograd_lab_lessons
@@ -226,3 +227,28 @@ def test_install_cell_does_nothing_where_the_package_is_installed(monkeypatch):
 def test_install_cell_installs_where_the_package_is_missing(monkeypatch):
     asked = _run_install_cell(monkeypatch, installed=False)
     assert asked == ['install --quiet "autograd-lab[colab] @ git+https://github.com/ORG/REPO"']
+
+
+def test_the_colab_extra_brings_what_the_lessons_import():
+    """What the install cell installs is enough: every module a lesson imports comes from
+    the standard library, the kernel (IPython), or autograd-lab with its `colab` extra."""
+    import importlib.metadata as md
+
+    tomllib = pytest.importorskip('tomllib')
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    project = tomllib.loads((REPO / 'pyproject.toml').read_text(encoding='utf-8'))['project']
+    provided = {canonicalize_name(Requirement(r).name)
+                for r in project['dependencies'] + project['optional-dependencies']['colab']}
+    provided.add(canonicalize_name(project['name']))
+    code = '\n'.join(''.join(c['source']) for nb in autograd_lab_lessons.lessons()
+                     for c in json.loads(nb.read_text(encoding='utf-8'))['cells']
+                     if c['cell_type'] == 'code')
+    imported = set(re.findall(r'^\s*(?:import|from)\s+(\w+)', code, re.M))
+    owners = md.packages_distributions()
+    needed = {name: {canonicalize_name(d) for d in owners.get(name, [])}
+              for name in imported - set(sys.stdlib_module_names) - {'IPython'}}
+    assert {'autograd_lab_widget', 'sklearn', 'matplotlib'} <= set(needed)  # the test sees them
+    missing = {name: dists for name, dists in needed.items() if not dists & provided}
+    assert not missing, f'imported by the lessons but not installed by [colab]: {missing}'

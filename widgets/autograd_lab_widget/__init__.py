@@ -15,6 +15,15 @@ True
 >>> view.close()
 """
 
+try:
+    import anywidget as _anywidget  # noqa: F401 - the one extra this package needs
+except ModuleNotFoundError as missing:
+    if missing.name not in ('anywidget', 'ipywidgets'):
+        raise
+    raise ModuleNotFoundError(
+        f'autograd_lab_widget needs {missing.name}, which comes with the notebook extra: '
+        'pip install "autograd-lab[notebook]"', name=missing.name) from missing
+
 from autograd_lab_widget.view import GraphView, WidgetWarning
 from autograd_lab_widget.magic import load_ipython_extension, unload_ipython_extension
 
