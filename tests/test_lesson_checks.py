@@ -699,24 +699,43 @@ def test_gates_by_hand_equal_the_engine():
 
 def run_lesson(stem: str, upto: str | None = None) -> dict:
     """Runs the code cells of lessons/source/<stem>.md, exercises in their solution form,
-    in one namespace (up to the cell that contains ``upto``); returns the namespace."""
+    in one namespace (up to the cell that contains ``upto``); returns the namespace.
+
+    The graph views the lesson opens are closed afterwards (they follow the engine's
+    events while open).
+    """
     import matplotlib
     matplotlib.use('Agg')
+    from autograd_lab_widget import GraphView
+
+    views: list = []
+
+    class TrackedView(GraphView):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            views.append(self)
+
     cells = build.parse((LESSONS / 'source' / f'{stem}.md').read_text(encoding='utf-8'), stem)
     namespace: dict = {}
-    for cell in cells:
-        if cell['kind'] == 'markdown':
-            continue
-        lines = cell['lines']
-        if cell['kind'] == 'exercise':
-            before, _, answer, after = build._split_exercise(lines, cell['where'])
-            lines = before + answer + after
-        code = '\n'.join(lines)
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore')
-            exec(compile(code, f'{stem}.md', 'exec'), namespace)
-        if upto is not None and upto in code:
-            break
+    try:
+        for cell in cells:
+            if cell['kind'] == 'markdown':
+                continue
+            lines = cell['lines']
+            if cell['kind'] == 'exercise':
+                before, _, answer, after = build._split_exercise(lines, cell['where'])
+                lines = before + answer + after
+            code = '\n'.join(lines)
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                exec(compile(code, f'{stem}.md', 'exec'), namespace)
+            if 'GraphView' in namespace:
+                namespace['GraphView'] = TrackedView
+            if upto is not None and upto in code:
+                break
+    finally:
+        for view in views:
+            view.close()
     return namespace
 
 
@@ -779,6 +798,7 @@ def test_lesson_9_curves_and_the_learning_rate_ranking():
     ns = run_lesson('09_links_and_optimizers', upto='hidden ReLUs that stay 0')
     assert ns['measured'] == checks.LR_RANKING
     assert ns['val_curve'][-1] > ns['train_curve'][-1]            # the gap
+    assert ns['train_curve'][0] > ns['val_curve'][0]              # "lies above" at first
     assert ns['val_curve'][0] > 3 * ns['val_curve'][-1]           # both fall at first
     assert float(ns['accuracy'].array) > 0.95
     slow, good, big = (ns['runs'][lr][2] for lr in checks.LEARNING_RATES)
