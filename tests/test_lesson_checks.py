@@ -697,12 +697,12 @@ def test_gates_by_hand_equal_the_engine():
 
 # ---- the lessons' own code, run in-process: what the text says is what happens -----------
 
-def run_lesson(stem: str, upto: str | None = None) -> dict:
+def run_lesson(stem: str, upto: str | None = None, keep_views: bool = False) -> dict:
     """Runs the code cells of lessons/source/<stem>.md, exercises in their solution form,
     in one namespace (up to the cell that contains ``upto``); returns the namespace.
 
     The graph views the lesson opens are closed afterwards (they follow the engine's
-    events while open).
+    events while open), unless ``keep_views``.
     """
     import matplotlib
     matplotlib.use('Agg')
@@ -734,7 +734,7 @@ def run_lesson(stem: str, upto: str | None = None) -> dict:
             if upto is not None and upto in code:
                 break
     finally:
-        for view in views:
+        for view in [] if keep_views else views:
             view.close()
     return namespace
 
