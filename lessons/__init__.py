@@ -10,7 +10,7 @@ It sits on top of everything else: the engine and the widget never import it.
 
 >>> from autograd_lab_lessons import lessons
 >>> [path.name for path in lessons()][:2]
-['01_variables_and_derivatives.ipynb', '02_retain_grad.ipynb']
+['01_variables_and_derivatives.ipynb', '02_chain_rule_by_hand.ipynb']
 >>> len(lessons()) == len(lessons(solutions=True))
 True
 """

@@ -50,7 +50,7 @@ def test_the_package_is_the_lessons_folder():
     assert Path(checks.__file__) == REPO / 'lessons' / 'checks.py'
     names = [nb.name for nb in autograd_lab_lessons.lessons()]
     assert names == sorted(p.name for p in (REPO / 'lessons').glob('[0-9][0-9]_*.ipynb'))
-    assert names[0] == FIRST_LESSON and len(names) == 11
+    assert names[0] == FIRST_LESSON and len(names) == 13
     assert [nb.name for nb in autograd_lab_lessons.lessons(solutions=True)] == names
 
 
@@ -70,7 +70,7 @@ def test_command_copies_the_lessons_without_starting_lab(tmp_path):
     names = sorted(p.name for p in target.iterdir())
     assert names == sorted([nb.name for nb in autograd_lab_lessons.lessons()] + ['README.md'])
     assert (target / FIRST_LESSON).read_bytes() == (REPO / 'lessons' / FIRST_LESSON).read_bytes()
-    assert f'Lessons in {target}: 12 file(s) copied' in done.stdout
+    assert f'Lessons in {target}: {len(names)} file(s) copied' in done.stdout
     assert 'JupyterLab' not in done.stdout  # --no-lab: nothing started
 
 
@@ -78,12 +78,13 @@ def test_command_keeps_a_learners_work(tmp_path):
     assert autograd_lab('lessons', str(tmp_path), '--no-lab').returncode == 0
     mine = tmp_path / FIRST_LESSON
     mine.write_text('{"my": "answers"}', encoding='utf-8')
-    (tmp_path / '02_retain_grad.ipynb').unlink()
+    (tmp_path / '03_retain_grad.ipynb').unlink()
     again = autograd_lab('lessons', str(tmp_path), '--no-lab')
     assert again.returncode == 0, again.stderr
     assert mine.read_text(encoding='utf-8') == '{"my": "answers"}'
-    assert (tmp_path / '02_retain_grad.ipynb').exists()  # a deleted lesson comes back
-    assert '1 file(s) copied, 11 kept as they were' in again.stdout
+    assert (tmp_path / '03_retain_grad.ipynb').exists()  # a deleted lesson comes back
+    kept = len(autograd_lab_lessons.lessons())  # the other lessons and the index
+    assert f'1 file(s) copied, {kept} kept as they were' in again.stdout
 
 
 def test_command_copies_solutions_for_instructors(tmp_path):

@@ -38,6 +38,8 @@ TESTS = REPO / 'tests'
 # Test files that need more than the engine, numpy, pytest and hypothesis.
 NOT_ENGINE = ('test_widget_*.py', 'test_lesson*.py', 'test_missing_extra.py',
               'test_packaging.py', 'test_style.py')
+# The lesson notebooks of this checkout: what the wheel must carry and the command copy.
+LESSONS = sorted(p.name for p in (REPO / 'lessons').glob('[0-9][0-9]_*.ipynb'))
 
 
 def run(command: list, **kwargs) -> subprocess.CompletedProcess:
@@ -88,9 +90,8 @@ def test_wheel_holds_engine_widget_and_lessons(dist):
               for p in (REPO / 'widgets' / 'autograd_lab_widget').glob('*.py')}
     assert widget <= names
     assert bundle == (REPO / 'widgets/autograd_lab_widget/static/graph_view.js').read_bytes()
-    lessons = sorted(p.name for p in (REPO / 'lessons').glob('[0-9][0-9]_*.ipynb'))
-    assert len(lessons) == 11
-    for name in lessons:
+    assert len(LESSONS) >= 13
+    for name in LESSONS:
         assert f'autograd_lab_lessons/{name}' in names
         assert f'autograd_lab_lessons/solutions/{name}' in names
     for name in ('__init__.py', 'checks.py', 'cli.py', 'README.md', 'INSTRUCTORS.md'):
@@ -153,7 +154,7 @@ def test_clean_venv_runs_the_engine_and_the_widget(notebook_venv, tmp_path):
     site = notebook_venv.parent.parent / 'lib'
     assert all(Path(f).is_relative_to(site) for f in out['files']), out['files']  # not editable
     assert out['esm_is_bundle']
-    assert len(out['lessons']) == 11
+    assert out['lessons'] == LESSONS
 
 
 def test_installed_bundle_loads_as_an_es_module(notebook_venv, tmp_path):
@@ -192,7 +193,7 @@ def test_command_copies_lessons_that_run_in_the_clean_venv(notebook_venv, tmp_pa
                env={**os.environ, **env_dirs})
     ran = re.findall(r'^ran (\S+)$', done.stdout, re.M)
     assert ran == sorted(p.name for p in folder.glob('[0-9][0-9]_*.ipynb'))
-    assert len(ran) == 11
+    assert ran == LESSONS
 
 
 # ---- the engine's tests on the declared Python and NumPy range ------------------------------
