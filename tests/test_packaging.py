@@ -109,8 +109,8 @@ def test_sdist_rebuilds_the_same_package(dist):
     with tarfile.open(dist['sdist']) as t:
         names = {n.split('/', 1)[1] for n in t.getnames() if '/' in n}
     for name in ('setup.py', 'pyproject.toml', 'README.md', 'lessons/checks.py',
-                 'lessons/01_variables_and_derivatives.ipynb',
-                 'lessons/solutions/11_custom_function_node.ipynb',
+                 *(f'lessons/{lesson}' for lesson in LESSONS),
+                 *(f'lessons/solutions/{lesson}' for lesson in LESSONS),
                  'widgets/autograd_lab_widget/static/graph_view.js'):
         assert name in names, name
 
