@@ -45,8 +45,10 @@ from collections.abc import Iterable, Sequence
 import numpy
 
 from autograd_lab import backend
+from autograd_lab import debug_mode as _debug_mode
+from autograd_lab import function as _old_style
 from autograd_lab import events as _events
-from autograd_lab.configuration import _BackpropModeContext
+from autograd_lab.configuration import _BackpropModeContext, config
 from autograd_lab import function_hook as _function_hook
 from autograd_lab.function_node import FunctionNode
 from autograd_lab.variable import Variable
@@ -98,6 +100,7 @@ class BackwardStepper:
                  retain_grad: bool = False, enable_double_backprop: bool = False,
                  loss_scale: float | None = None) -> None:
         self._double = bool(enable_double_backprop)
+        self._debug = bool(config.debug)  # debug mode checks every backward (debug_mode)
         self._leaves_get_grads = leaves_get_grads
         self._required = required
         self._input_nodes = set(input_nodes)
@@ -141,6 +144,8 @@ class BackwardStepper:
                      loss_scale: float | None = None) -> BackwardStepper:
         """The stepper of ``outputs[0].backward(...)`` (one root: Variable.backward)."""
         root, = outputs
+        if _old_style.ARRAY_GRADS:  # an old-style Function's grad cannot be differentiated
+            _old_style.check_old_style_gradient(root._node)
         data = root._data
         if data is None:
             raise AttributeError('cannot run backward from an uninitialized variable '
@@ -194,6 +199,8 @@ class BackwardStepper:
         (array(6.), array(6.))
         """
         outputs, inputs = _check_sequence('outputs', outputs), _check_sequence('inputs', inputs)
+        if _old_style.ARRAY_GRADS:  # gradients of old-style Functions cannot be differentiated
+            _old_style.check_old_style_graph(outputs)
         grad_outputs = _check_lengths('grad_outputs', grad_outputs, outputs)
         grad_inputs = _check_lengths('grad_inputs', grad_inputs, inputs)
         seeds = []
@@ -536,10 +543,18 @@ class BackwardStepper:
             out_grad = tuple([_raw(g) for g in gys])
             _function_hook.backward_preprocess(hooks, func, in_data, out_grad)
 
-        if hooks is None and not self._double and hasattr(func, 'backward_arrays'):
-            gxs = func.backward_arrays(targets, gys)
-        else:
-            gxs = self._backward_variables(func, targets, gys)
+        try:
+            if hooks is None and not self._double and not self._debug and \
+                    hasattr(func, 'backward_arrays'):
+                gxs = func.backward_arrays(targets, gys)
+            else:
+                gxs = self._backward_variables(func, targets, gys)
+        except Exception as error:
+            if func.stack is not None:  # applied in debug mode: say where it was applied
+                _debug_mode.add_stack(func, error)
+            raise
+        if self._debug and isinstance(gxs, (tuple, list)):
+            _debug_mode.check_backward(func, targets, gxs, self._grad_so_far)
 
         gxs = _select_targets(func, gxs, targets)
         hooked = hooks is not None  # Chainer sums with F.add before backward_postprocess
@@ -553,6 +568,8 @@ class BackwardStepper:
             if gx is None:
                 continue
             if self._leaves_get_grads and node._creator_node is None:
+                if _old_style.ARRAY_GRADS:  # an old-style Function's grad cannot get one
+                    _old_style.check_old_style_gradient(node)
                 var = node._variable()
                 if var is None:
                     continue
@@ -608,6 +625,16 @@ class BackwardStepper:
                 current.append(_as_variable(g))
             return func.backward_accumulate(targets, gy_vars, tuple(current))
         return func.backward(targets, gy_vars)
+
+    def _grad_so_far(self, node: Any) -> Any:
+        """The gradient accumulated for input ``node`` before this step, as an array or None."""
+        if self._leaves_get_grads and node._creator_node is None:
+            var = node._variable()
+            g = None if var is None else var._grad_var if var._grad_var is not None \
+                else var._grad
+        else:
+            g = self._grads.get(node)
+        return _raw(g)
 
     def _check_grad(self, func: FunctionNode, i: int, node: Any, gx: Any) -> Any:
         """Validate one returned gradient; return it in this stepper's storage form."""
@@ -796,8 +823,8 @@ def _select_targets(func: FunctionNode, gxs: Any, targets: tuple) -> tuple:
         return tuple(gxs)
     if len(gxs) == n_in:
         return tuple([gxs[i] for i in targets])
-    raise ValueError(f'{_bug(func)}\nbackward returned {len(gxs)} gradients; expected '
-                     f'{n_in} (one per input) or {len(targets)} (one per target input).')
+    raise ValueError(_debug_mode.error_message(
+        func, _debug_mode.wrong_count_message(func, len(gxs), targets)))
 
 
 def _check_sequence(what: str, value: Any) -> list:

@@ -35,6 +35,8 @@ from collections.abc import Iterable
 import numpy
 
 from autograd_lab import backend
+from autograd_lab import configuration as _configuration
+from autograd_lab import debug_mode as _debug_mode
 from autograd_lab import events as _events
 from autograd_lab.configuration import config
 from autograd_lab import function_hook as _function_hook
@@ -58,6 +60,8 @@ class FunctionNode:
     _retained_output_data: tuple | None = None
     _local_function_hooks: dict | None = None
     _uid = None
+    #: the stack that applied this node, kept in debug mode (see ``debug_mode``), else None
+    stack = None
     #: set to the FunctionNode whose backward applied this node (None in plain forward).
     _applied_in_backward_of = None
 
@@ -74,8 +78,38 @@ class FunctionNode:
         return self._local_function_hooks
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(f'{type(self).__name__} has been called as if it were a callable. '
+        name = type(self).__name__
+        if type(self).__module__.startswith('autograd_lab.'):
+            raise RuntimeError(
+                f"Chainer's built-in function class object ({name}) which is derived from "
+                'chainer.FunctionNode has been called as if it were a callable. Use '
+                "FunctionNode.apply() method instead.\nFurthermore, it's not recommended that "
+                'you use built-in function classes directly; use corresponding function '
+                'aliases (those with snake_case name, such as F.convolution_nd) instead.')
+        raise RuntimeError(f'A function class object ({name}) which is derived from '
+                           'chainer.FunctionNode has been called as if it were a callable. '
                            'Use apply() method instead.')
+
+    #: Chainer's flags for its own graph optimisations (read, never acted on, here).
+    lazy_grad_sum = False
+    is_elementwise = False
+
+    @property
+    def _impl_name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def output_data(self) -> tuple:
+        """The retained output arrays, one per output (None for outputs not retained)."""
+        if self._retained_output_data is None or self.outputs is None:
+            raise RuntimeError('retained output data is gone')
+        out = [None] * len(self.outputs)
+        for i, data in zip(self._output_indexes_to_retain, self._retained_output_data):
+            out[i] = data
+        return tuple(out)
+
+    def _get_error_message(self, message: str) -> str:
+        return _debug_mode.error_message(self, message)
 
     # ---- forward ------------------------------------------------------------------
 
@@ -121,7 +155,8 @@ class FunctionNode:
 
         if config.type_check:
             self._check_inputs(in_data)
-            if type(self).check_type_forward is not FunctionNode.check_type_forward:
+            if type(self).check_type_forward is not FunctionNode.check_type_forward or \
+                    'check_type_forward' in self.__dict__:  # set on the instance
                 from autograd_lab.utils.type_check import TypeInfoTuple  # noqa: PLC0415
                 self.check_type_forward(TypeInfoTuple(in_data))
 
@@ -141,6 +176,8 @@ class FunctionNode:
 
         if hooks is not None:
             _function_hook.forward_postprocess(hooks, self, in_data)
+        if _configuration.debug_used and config.debug:
+            _debug_mode.forward_done(self, outputs)
 
         if not config.enable_backprop:
             self._input_indexes_to_retain = self._output_indexes_to_retain = None

@@ -577,3 +577,27 @@ class GradientMethod(Optimizer):
 
 __all__ = ['GradientMethod', 'Hyperparameter', 'HyperparameterProxy', 'Optimizer',
            'UpdateRule']
+
+
+# ---- Chainer's deprecated aliases (chainer.optimizer.WeightDecay, ...) ---------------------
+
+def _deprecated_hook(name: str) -> type:
+    """A subclass of ``optimizer_hooks.<name>`` whose construction warns, as Chainer's alias."""
+    from autograd_lab import optimizer_hooks  # noqa: PLC0415 - only for these aliases
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(f'chainer.optimizer.{name} is deprecated from v4. '
+                      f'Use chainer.optimizer_hooks.{name} instead.', DeprecationWarning,
+                      stacklevel=2)
+        base.__init__(self, *args, **kwargs)
+
+    base = getattr(optimizer_hooks, name)
+    return type(name, (base,), {'__init__': __init__, '__module__': __name__,
+                                '__doc__': f'Deprecated alias of optimizer_hooks.{name}.'})
+
+
+WeightDecay = _deprecated_hook('WeightDecay')
+Lasso = _deprecated_hook('Lasso')
+GradientClipping = _deprecated_hook('GradientClipping')
+GradientNoise = _deprecated_hook('GradientNoise')
+GradientHardClipping = _deprecated_hook('GradientHardClipping')

@@ -569,12 +569,12 @@ class Variable:
         return '\n'.join(lines)
 
     def _repr(self, separator: str) -> str:
-        prefix = 'variable' if self.name is None else f'variable {self.name}'
+        prefix = f'variable {self.name}' if self.name else 'variable'
         data = self._data
         if data is None:
             return f'{prefix}(None)'
         data = backend.CPU.send(data)
-        if data.size == 0 and data.shape != (0,):
+        if data.size == 0 and data.shape != (0,) and separator == ', ':  # repr only (as Chainer)
             return f'{prefix}([], shape={data.shape})'
         text = numpy.array2string(data, separator=separator, prefix=prefix + '(')
         return f'{prefix}({text})'

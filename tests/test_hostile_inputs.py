@@ -23,6 +23,7 @@ the two identical.
 
 from __future__ import annotations
 
+import io
 import re
 import warnings
 from collections.abc import Callable, Iterator
@@ -87,7 +88,9 @@ def fingerprint(world: World) -> list:
                       v.requires_grad, _copy(v.node.data), getattr(v, '_grad_valid', None)))
     for f in world.functions():
         state.append((f, f.inputs, tuple(r() for r in f.outputs or ()), f.rank))
-    state.append((chainer.config.show(), tuple(chainer.get_function_hooks()),
+    shown = io.StringIO()
+    chainer.config.show(shown)
+    state.append((shown.getvalue(), tuple(chainer.get_function_hooks()),
                   len(events._subscribers)))
     return state
 
@@ -740,7 +743,8 @@ CATALOGUE: list[Case] = [
            'has shape (6,), but the input has shape'),
           ('dtype', 'a float64 grad for a float32 input', TypeError,
            'has dtype float64, but the input'),
-          ('count', '2 grads for 1 input', ValueError, 'backward returned 2 gradients'),
+          ('count', '2 grads for 1 input', ValueError,
+           'number of gradients returned from backward is incorrect: 2'),
           ('float', 'a Python float', TypeError, 'returned a float as the gradient'),
           ('not-tuple', 'a Variable, not a tuple', TypeError, 'backward must return a tuple'),
       ]],

@@ -357,7 +357,7 @@ def flatten(x: Any) -> Variable:
 
 
 class Identity(FunctionNode):
-    label = 'Identity'
+    """Passes its inputs through (its label is its class name, as every node's)."""
 
     def forward(self, xs: tuple) -> tuple:
         return xs

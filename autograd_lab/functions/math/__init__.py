@@ -1,5 +1,11 @@
 """Elementwise math, reductions and matrix products.
 
+Chainer's module paths under ``chainer.functions.math`` that ported code imports are
+submodules here: ``basic_math`` (the arithmetic operators' nodes), ``exponential``,
+``identity``, ``trigonometric``, ``hyperbolic`` and ``minmax``.  (Chainer's ``sum``,
+``sqrt`` and ``matmul`` modules would shadow the functions of the same names, which
+live in this package: use ``F.sum`` etc.)
+
 >>> import numpy as np, autograd_lab as chainer
 >>> import autograd_lab.functions as F
 >>> x = chainer.Variable(np.array([0.0, 1.0]))
