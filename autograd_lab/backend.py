@@ -207,6 +207,9 @@ class GpuDevice(Device):
     def __repr__(self) -> str:
         return f'<GpuDevice (cupy):{self.device_id}>'
 
+    def __reduce__(self) -> tuple:
+        return get_device, (self.name,)  # the backend holds functions: pickle the name
+
     def send_array(self, array: Any) -> Any:
         if array is None:
             return None

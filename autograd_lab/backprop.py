@@ -515,11 +515,13 @@ class BackwardStepper:
                 gy = grads.pop(node, None)
                 if node in self._input_nodes:
                     self._results[node] = gy
-                elif self._retain_grad:
+                if self._retain_grad:  # inputs too: grad(retain_grad=True) sets their grad
                     var = node._variable()
                     if var is not None:
                         self._remember(var)
-                        var._set_grad_unchecked(gy)  # only leaves record _loss_scale
+                        kept = self._undo[node][2]  # a root's own grad_var stays that object
+                        var._set_grad_unchecked(  # (only leaves record _loss_scale)
+                            kept if kept is not None and kept._data is gy else gy)
                         if self._pending is not None:  # held: nothing comes between
                             _note_grad(inner, var, 'set')
                         elif _events.active:
@@ -553,7 +555,7 @@ class BackwardStepper:
             if func.stack is not None:  # applied in debug mode: say where it was applied
                 _debug_mode.add_stack(func, error)
             raise
-        if self._debug and isinstance(gxs, (tuple, list)):
+        if self._debug:
             _debug_mode.check_backward(func, targets, gxs, self._grad_so_far)
 
         gxs = _select_targets(func, gxs, targets)
@@ -836,9 +838,12 @@ def _check_sequence(what: str, value: Any) -> list:
     return list(value)
 
 
-def _check_lengths(what: str, values: Sequence[Any] | None, against: list) -> list:
+def _check_lengths(what: str, values: Sequence[Any] | None, against: list,
+                   kinds: str = 'a tuple or a list or None') -> list:
     if values is None:
         return [None] * len(against)
+    if not isinstance(values, (tuple, list)):
+        raise TypeError(f'{what} must be {kinds}, not {type(values)}.')
     if len(values) != len(against):
         raise ValueError(f'{what} must be of the same length as '
                          f"{'outputs' if what == 'grad_outputs' else 'inputs'}: "
@@ -902,7 +907,8 @@ def backward(outputs: Iterable[Variable], grad_outputs: Sequence[Any] | None = N
     ``RuntimeWarning``. The non-leaf outputs' grads are released, as in ``Variable.backward``.
     """
     outputs = _check_sequence('outputs', outputs)
-    grad_outputs = _check_lengths('grad_outputs', grad_outputs, outputs)
+    grad_outputs = _check_lengths('grad_outputs', grad_outputs, outputs,
+                                  'None, a tuple, or a list')  # (Chainer's words here)
     seeds = []
     for y, gy in zip(outputs, grad_outputs):
         if gy is None:

@@ -157,8 +157,8 @@ class FunctionNode:
             self._check_inputs(in_data)
             if type(self).check_type_forward is not FunctionNode.check_type_forward or \
                     'check_type_forward' in self.__dict__:  # set on the instance
-                from autograd_lab.utils.type_check import TypeInfoTuple  # noqa: PLC0415
-                self.check_type_forward(TypeInfoTuple(in_data))
+                from autograd_lab.utils import type_check  # noqa: PLC0415
+                type_check.check_type_forward_of(self, in_data)
 
         # One observation switch for FunctionHooks and event subscribers alike.
         # (Hooks are looked up only while some exist: events alone skip the call.)
@@ -350,8 +350,9 @@ def _force_arrays(func: FunctionNode, outputs: tuple) -> tuple:
         if isinstance(y, _generic):
             y = numpy.asarray(y)
         elif not backend.is_array(y):
-            raise TypeError(f'forward of {func.label} returned {type(y).__name__}; '
-                            'outputs must be arrays')
+            raise TypeError('forward output must be a tuple of ndarrays.\n'
+                            f'Function: {func.label}\n'
+                            f'Actual output types: {tuple(type(y) for y in outputs)}')
         fixed.append(y)
     return tuple(fixed)
 

@@ -267,6 +267,7 @@ class Broadcast(FunctionNode):
     label = 'Broadcast'
 
     def _check_inputs(self, xs: tuple) -> None:
+        expect(self.label, len(xs) > 0, 'in_types.size > 0', f'{len(xs)} <= 0')
         expect_broadcastable(self.label, xs)
 
     def forward(self, xs: tuple) -> tuple:

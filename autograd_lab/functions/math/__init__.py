@@ -389,8 +389,7 @@ class MatMul(FunctionNode):
 
     def _check_inputs(self, xs: tuple) -> None:
         a, b = xs
-        expect_same_dtype(self.label, xs)
-        expect_float(self.label, xs)
+        expect_float(self.label, xs)  # mixed float dtypes are fine: NumPy's promotion
         expect(self.label, a.ndim >= 1 and b.ndim >= 1, 'in_types[i].ndim >= 1',
                f'{a.ndim}, {b.ndim}')
         ka = a.shape[-2] if self.transa and a.ndim >= 2 else a.shape[-1]
@@ -409,13 +408,16 @@ class MatMul(FunctionNode):
         return backend.get_array_module(a).matmul(a, b),
 
     def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        from autograd_lab.functions.array import reshape, sum_to  # noqa: PLC0415
+        from autograd_lab.functions.array import cast, reshape, sum_to  # noqa: PLC0415
         a, b = self.get_retained_inputs()
-        return _matmul_grads(self, indexes, a, b, gys[0], matmul, reshape, sum_to)
+        gs = _matmul_grads(self, indexes, a, b, gys[0], matmul, reshape, sum_to)
+        return tuple(g if g.dtype == self.inputs[i].dtype else cast(g, self.inputs[i].dtype)
+                     for g, i in zip(gs, indexes))
 
     def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        return _matmul_grads_arrays(self, indexes, self.inputs[0].data, self.inputs[1].data,
-                                    gys[0])
+        gs = _matmul_grads_arrays(self, indexes, self.inputs[0].data, self.inputs[1].data,
+                                  gys[0])
+        return tuple(g.astype(self.inputs[i].dtype, copy=False) for g, i in zip(gs, indexes))
 
 
 def _matmul_grads(node: MatMul, indexes: tuple, a: Any, b: Any, gy: Any, mm: Any,
