@@ -151,7 +151,9 @@ class BackwardStepper:
             raise AttributeError('cannot run backward from an uninitialized variable '
                                  '(it has no array)')
         grad = root._grad_var if root._grad_var is not None else root._grad
-        if grad is None:
+        if grad is None and data.size != 1 and not _computes_anything(root):
+            seeded = False  # nothing requires a gradient: nothing to do (as Chainer)
+        elif grad is None:
             if data.size != 1:
                 raise TypeError(
                     f'backward() from a variable with {data.size} elements (shape {data.shape}) '
@@ -198,9 +200,9 @@ class BackwardStepper:
         >>> stepper.results()[0].array, x.grad
         (array(6.), array(6.))
         """
+        if _old_style.ARRAY_GRADS and isinstance(outputs, (tuple, list)):
+            _old_style.check_old_style_graph(outputs)  # their grads cannot be differentiated
         outputs, inputs = _check_sequence('outputs', outputs), _check_sequence('inputs', inputs)
-        if _old_style.ARRAY_GRADS:  # gradients of old-style Functions cannot be differentiated
-            _old_style.check_old_style_graph(outputs)
         grad_outputs = _check_lengths('grad_outputs', grad_outputs, outputs)
         grad_inputs = _check_lengths('grad_inputs', grad_inputs, inputs)
         seeds = []
@@ -714,6 +716,13 @@ class BackwardStepper:
         self._top = None
 
 
+def _computes_anything(root: Variable) -> bool:
+    """Whether a backward from ``root`` would compute any gradient (its creator has an input
+    that requires one)."""
+    creator = root._node._creator_node
+    return creator is not None and any(x._requires_grad for x in creator.inputs or ())
+
+
 def _check_like(array: Any, node: Any, what: str, owner: str, end: str = '') -> None:
     """Raise unless ``array`` has ``node``'s dtype and shape (where the node knows them)."""
     if node.dtype is not None and array.dtype != node.dtype:
@@ -845,9 +854,9 @@ def _check_lengths(what: str, values: Sequence[Any] | None, against: list,
     if not isinstance(values, (tuple, list)):
         raise TypeError(f'{what} must be {kinds}, not {type(values)}.')
     if len(values) != len(against):
-        raise ValueError(f'{what} must be of the same length as '
-                         f"{'outputs' if what == 'grad_outputs' else 'inputs'}: "
-                         f'{len(values)} != {len(against)}')
+        of = 'outputs' if what == 'grad_outputs' else 'inputs'
+        raise ValueError(f'{what} must be of the same length as {of}.\n'
+                         f'len({of}) = {len(against)}, len({what}) = {len(values)}')
     return list(values)
 
 

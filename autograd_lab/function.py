@@ -53,15 +53,19 @@ from autograd_lab.function_hook import FunctionHook
 from autograd_lab.function_node import FunctionNode
 from autograd_lab.variable import Variable, _check_grad
 
-# Gradient Variables made by old-style backward: id(node) -> (weak ref, the Function's
-# label).  Their backward had no graph, so differentiating them again is an error (see the
-# module doc).  A plain dict, so that the engine's "is there any?" test costs next to nothing.
+# Gradients made by old-style backward, by id of their VariableNode and of their array:
+# id -> (weak ref, the Function's label).  They have no graph, so differentiating them again
+# is an error (see the module doc).  The array is marked too because backward without
+# double backprop stores gradients as arrays: ``x.grad_var`` then wraps that same array.
+# A plain dict, so that the engine's "is there any?" test costs next to nothing.
 ARRAY_GRADS: dict = {}
 
 
-def _mark_array_grad(node: Any, label: str) -> None:
-    key = id(node)
-    ARRAY_GRADS[key] = (weakref.ref(node, lambda _, key=key: ARRAY_GRADS.pop(key, None)), label)
+def _mark_array_grad(g: Variable, label: str) -> None:
+    for obj in (g._node, g._data):
+        key = id(obj)
+        ARRAY_GRADS[key] = (weakref.ref(obj, lambda _, key=key: ARRAY_GRADS.pop(key, None)),
+                            label)
 
 
 class FunctionAdapter(FunctionNode):
@@ -132,7 +136,7 @@ class FunctionAdapter(FunctionNode):
                 out.append(None)
                 continue
             g = Variable(gx)
-            _mark_array_grad(g._node, function.label)  # type: ignore[union-attr]
+            _mark_array_grad(g, function.label)  # type: ignore[union-attr]
             out.append(g)
         return tuple(out)
 
@@ -163,9 +167,11 @@ def check_old_style_gradient(node: Any) -> None:
 
     The engine calls this only while :data:`ARRAY_GRADS` is not empty.
     """
-    entry = ARRAY_GRADS.get(id(node))
-    if entry is not None and entry[0]() is node:
-        raise RuntimeError(f'cannot twice-differentiate an old style Function "{entry[1]}"')
+    var = node._variable()
+    for obj in (node, node.data if var is None else var._data):
+        entry = ARRAY_GRADS.get(id(obj))
+        if entry is not None and entry[0]() is obj:
+            raise RuntimeError(f'cannot twice-differentiate an old style Function "{entry[1]}"')
 
 
 def check_old_style_graph(outputs: Iterable[Any]) -> None:
@@ -174,8 +180,10 @@ def check_old_style_graph(outputs: Iterable[Any]) -> None:
     seen: set = set()
     stack = []
     for y in outputs:
-        check_old_style_gradient(y._node)
-        stack.append(y._node._creator_node)
+        node = getattr(y, '_node', None)  # (not a Variable: the caller's checks say so)
+        if node is not None:
+            check_old_style_gradient(node)
+            stack.append(node._creator_node)
     while stack:
         func = stack.pop()
         if func is None or func in seen or func.inputs is None:

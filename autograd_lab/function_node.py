@@ -283,10 +283,14 @@ class FunctionNode:
         if self._output_indexes_to_retain is None or self.outputs is None:
             return ()
         ret = []
+        outputs = list(self.outputs)
         for i, data in zip(self._output_indexes_to_retain, self._retained_output_data):
-            node = self.outputs[i]()
-            if node is None:
-                var = Variable(data, requires_grad=False)
+            node = outputs[i]()
+            if node is None:  # the output was dropped: a new one, linked back to this node
+                var = Variable(data)
+                var.creator_node = self
+                outputs[i] = _ref(var._node)
+                self.outputs = tuple(outputs)
             else:
                 var = node.get_variable()
                 if var._data is None:

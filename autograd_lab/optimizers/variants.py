@@ -153,7 +153,7 @@ class MSVAGRule(_Rule):
         s = (vt - mt2) / (1 - rho)
         with _ignore_invalid(xp):
             factor = xp.clip(mt2 / (mt2 + rho * s), 0, 1)
-        factor[xp.isnan(factor)] = 0
+        factor = xp.where(xp.isnan(factor), 0, factor)  # (0-dim: a NumPy scalar, so no [...])
         data -= hp.eta * (hp.lr * mt * factor + hp.weight_decay_rate * data)
 
 

@@ -271,7 +271,10 @@ _DIFFERENTIABLE = SimpleNamespace(cos=cos, sin=sin, sqrt=sqrt, square=square, si
 def _normalize_axis(axis: Any, ndim: int, label: str) -> tuple | None:
     if axis is None:
         return None
-    axes = (axis,) if isinstance(axis, (int, numpy.integer)) else tuple(axis)
+    if not (isinstance(axis, int) or (isinstance(axis, tuple) and
+                                      all(isinstance(a, int) for a in axis))):
+        raise TypeError('None, int or tuple of int are required')  # (as Chainer: no lists)
+    axes = (axis,) if isinstance(axis, int) else axis
     for a in axes:
         expect(label, -ndim <= a < ndim, f'-{ndim} <= axis < {ndim}', f'axis {a}')
     axes = tuple(sorted(a % ndim for a in axes))
@@ -397,6 +400,12 @@ class MatMul(FunctionNode):
             else b.shape[0]
         expect(self.label, ka == kb, 'in_types[0].shape[-1] == in_types[1].shape[-2]',
                f'{ka} != {kb}')
+        if a.ndim > 2 and b.ndim > 2:
+            try:
+                numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+            except ValueError:
+                expect(self.label, False, 'in_types[0].shape[:-2] and in_types[1].shape[:-2] '
+                       'are broadcastable', f'{a.shape[:-2]}, {b.shape[:-2]}')
 
     def forward(self, xs: tuple) -> tuple:
         self.retain_inputs((0, 1))
