@@ -154,7 +154,8 @@ class GpuBackend:
     def __init__(self, xp: ModuleType, array_type: type, *, to_device: Callable[[Any, int], Any],
                  device_of: Callable[[Any], int], device_count: Callable[[], int],
                  use: Callable[[int], None] = lambda index: None, label: str = 'cupy',
-                 context: Callable[[int], Any] | None = None) -> None:
+                 context: Callable[[int], Any] | None = None,
+                 current: Callable[[], int] | None = None) -> None:
         self.xp = xp
         self.array_type = array_type
         self.to_device = to_device
@@ -162,13 +163,19 @@ class GpuBackend:
         self.device_count = device_count
         self.use = use
         self.label = label
+        self.current = current  # the current device's index, where there is such a notion
         # ``using_device``: a context manager making device N current (and restoring it)
         self.context = context if context is not None else self._use_context
 
     @contextlib.contextmanager
     def _use_context(self, index: int) -> Iterator[None]:
+        previous = None if self.current is None else self.current()
         self.use(index)
-        yield
+        try:
+            yield
+        finally:
+            if previous is not None:
+                self.use(previous)
 
 
 class GpuDevice(Device):

@@ -104,6 +104,11 @@ class FunctionAdapter(FunctionNode):
     def _impl_name(self) -> str:
         return type(self._function).__name__
 
+    def __repr__(self) -> str:
+        function = self.function
+        label = 'not applied yet' if function is None else repr(function.label)
+        return f'<FunctionAdapter {label} rank={self.rank}>'
+
     def check_type_forward(self, in_types: Any) -> None:
         self._function.check_type_forward(in_types)  # type: ignore[union-attr]
 

@@ -155,8 +155,7 @@ class FunctionNode:
 
         if config.type_check:
             self._check_inputs(in_data)
-            if type(self).check_type_forward is not FunctionNode.check_type_forward or \
-                    'check_type_forward' in self.__dict__:  # set on the instance
+            if type(self).check_type_forward is not FunctionNode.check_type_forward:
                 from autograd_lab.utils import type_check  # noqa: PLC0415
                 type_check.check_type_forward_of(self, in_data)
 
@@ -231,7 +230,7 @@ class FunctionNode:
     def _check_inputs(self, in_data: tuple) -> None:
         """Fast input checks of built-in nodes; raise InvalidType before any work is done."""
 
-    def check_type_forward(self, in_types: Any) -> None:
+    def _check_type_forward(self, in_types: Any) -> None:
         """Chainer-style type check hook; ``in_types`` describes the inputs (see type_check)."""
 
     def forward(self, inputs: tuple) -> tuple:
@@ -333,6 +332,36 @@ class FunctionNode:
 
     def __repr__(self) -> str:
         return f'<{type(self).__name__} {self.label!r} rank={self.rank}>'
+
+
+class _CheckTypeForward:
+    """``FunctionNode.check_type_forward``: the method above, which Chainer code may also
+    replace on one node (``f.check_type_forward = fn``).  Such a replacement becomes that
+    node's own input check, so ``apply`` pays nothing for the possibility."""
+
+    def __get__(self, node: FunctionNode | None, cls: type | None = None) -> Any:
+        if node is None:
+            return self  # (apply compares the class attribute with this object)
+        own = node.__dict__.get('_own_check_type_forward')
+        return own if own is not None else FunctionNode._check_type_forward.__get__(node)
+
+    def __set__(self, node: FunctionNode, check: Any) -> None:
+        from autograd_lab.utils import type_check  # noqa: PLC0415 - only for this case
+        inputs_check = type(node)._check_inputs
+
+        def check_inputs(in_data: tuple) -> None:
+            inputs_check(node, in_data)
+            type_check.check_type_forward_of(node, in_data)
+
+        node.__dict__['_own_check_type_forward'] = check
+        node.__dict__['_check_inputs'] = check_inputs
+
+    def __delete__(self, node: FunctionNode) -> None:
+        node.__dict__.pop('_own_check_type_forward', None)
+        node.__dict__.pop('_check_inputs', None)
+
+
+FunctionNode.check_type_forward = _CheckTypeForward()  # type: ignore[assignment]
 
 
 def _announce(variables: list) -> None:

@@ -141,7 +141,7 @@ class Parameter(Variable):
         self.to_device(backend.get_device(0 if device is None else device))
 
     def to_intel64(self) -> None:
-        raise RuntimeError('iDeep (to_intel64) is not available in autograd_lab')
+        raise RuntimeError(backend._IDEEP_ERROR)
 
     @Variable.array.setter
     def array(self, d: Any) -> None:

@@ -540,7 +540,7 @@ class Variable:
                 destination=str(dev)))
 
     def to_intel64(self) -> None:
-        raise RuntimeError('iDeep (to_intel64) is not available in autograd_lab')
+        raise RuntimeError(backend._IDEEP_ERROR)
 
     def to_chx(self) -> None:
         raise RuntimeError('ChainerX is not available.')
@@ -550,7 +550,7 @@ class Variable:
 
     @property
     def chx_array(self) -> Any:
-        raise ValueError('Array is not a ChainerX array (autograd_lab has no ChainerX backend)')
+        raise ValueError('chx_array is not available for Variable with non-ChainerX array.')
 
     # ---- display ----------------------------------------------------------------
 
