@@ -47,6 +47,7 @@ import numpy
 from autograd_lab import backend
 from autograd_lab import debug_mode as _debug_mode
 from autograd_lab import function as _old_style
+from autograd_lab.function import ARRAY_GRADS as _ARRAY_GRADS
 from autograd_lab import events as _events
 from autograd_lab.configuration import _BackpropModeContext, config
 from autograd_lab import function_hook as _function_hook
@@ -101,6 +102,9 @@ class BackwardStepper:
                  loss_scale: float | None = None) -> None:
         self._double = bool(enable_double_backprop)
         self._debug = bool(config.debug)  # debug mode checks every backward (debug_mode)
+        # Built-in nodes' array rule (backward_arrays) serves unless gradients must be
+        # Variables: for double backprop, and for debug mode's checks.
+        self._arrays_ok = not (self._double or self._debug)
         self._leaves_get_grads = leaves_get_grads
         self._required = required
         self._input_nodes = set(input_nodes)
@@ -144,7 +148,7 @@ class BackwardStepper:
                      loss_scale: float | None = None) -> BackwardStepper:
         """The stepper of ``outputs[0].backward(...)`` (one root: Variable.backward)."""
         root, = outputs
-        if _old_style.ARRAY_GRADS:  # an old-style Function's grad cannot be differentiated
+        if _ARRAY_GRADS:  # an old-style Function's grad cannot be differentiated
             _old_style.check_old_style_gradient(root._node)
         data = root._data
         if data is None:
@@ -200,7 +204,7 @@ class BackwardStepper:
         >>> stepper.results()[0].array, x.grad
         (array(6.), array(6.))
         """
-        if _old_style.ARRAY_GRADS and isinstance(outputs, (tuple, list)):
+        if _ARRAY_GRADS and isinstance(outputs, (tuple, list)):
             _old_style.check_old_style_graph(outputs)  # their grads cannot be differentiated
         outputs, inputs = _check_sequence('outputs', outputs), _check_sequence('inputs', inputs)
         grad_outputs = _check_lengths('grad_outputs', grad_outputs, outputs)
@@ -548,8 +552,7 @@ class BackwardStepper:
             _function_hook.backward_preprocess(hooks, func, in_data, out_grad)
 
         try:
-            if hooks is None and not self._double and not self._debug and \
-                    hasattr(func, 'backward_arrays'):
+            if hooks is None and self._arrays_ok and hasattr(func, 'backward_arrays'):
                 gxs = func.backward_arrays(targets, gys)
             else:
                 gxs = self._backward_variables(func, targets, gys)
@@ -572,7 +575,7 @@ class BackwardStepper:
             if gx is None:
                 continue
             if self._leaves_get_grads and node._creator_node is None:
-                if _old_style.ARRAY_GRADS:  # an old-style Function's grad cannot get one
+                if _ARRAY_GRADS:  # an old-style Function's grad cannot get one
                     _old_style.check_old_style_gradient(node)
                 var = node._variable()
                 if var is None:

@@ -62,6 +62,14 @@ class FunctionNode:
     _uid = None
     #: the stack that applied this node, kept in debug mode (see ``debug_mode``), else None
     stack = None
+    #: whether apply calls check_type_forward: set for each class that defines one, and on
+    #: a node whose check_type_forward is assigned (see _CheckTypeForward)
+    _runs_check_type_forward = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._runs_check_type_forward = any('check_type_forward' in vars(k)
+                                           for k in cls.__mro__ if k is not FunctionNode)
     #: set to the FunctionNode whose backward applied this node (None in plain forward).
     _applied_in_backward_of = None
 
@@ -155,7 +163,7 @@ class FunctionNode:
 
         if config.type_check:
             self._check_inputs(in_data)
-            if type(self).check_type_forward is not FunctionNode.check_type_forward:
+            if self._runs_check_type_forward:  # (a class or instance attribute, see below)
                 from autograd_lab.utils import type_check  # noqa: PLC0415
                 type_check.check_type_forward_of(self, in_data)
 
@@ -336,29 +344,22 @@ class FunctionNode:
 
 class _CheckTypeForward:
     """``FunctionNode.check_type_forward``: the method above, which Chainer code may also
-    replace on one node (``f.check_type_forward = fn``).  Such a replacement becomes that
-    node's own input check, so ``apply`` pays nothing for the possibility."""
+    replace on one node (``f.check_type_forward = fn``); ``apply`` then calls it for that
+    node.  (A flag tells ``apply``, so nodes without a check pay one attribute read.)"""
 
     def __get__(self, node: FunctionNode | None, cls: type | None = None) -> Any:
         if node is None:
-            return self  # (apply compares the class attribute with this object)
+            return self
         own = node.__dict__.get('_own_check_type_forward')
         return own if own is not None else FunctionNode._check_type_forward.__get__(node)
 
     def __set__(self, node: FunctionNode, check: Any) -> None:
-        from autograd_lab.utils import type_check  # noqa: PLC0415 - only for this case
-        inputs_check = type(node)._check_inputs
-
-        def check_inputs(in_data: tuple) -> None:
-            inputs_check(node, in_data)
-            type_check.check_type_forward_of(node, in_data)
-
         node.__dict__['_own_check_type_forward'] = check
-        node.__dict__['_check_inputs'] = check_inputs
+        node.__dict__['_runs_check_type_forward'] = True
 
     def __delete__(self, node: FunctionNode) -> None:
         node.__dict__.pop('_own_check_type_forward', None)
-        node.__dict__.pop('_check_inputs', None)
+        node.__dict__.pop('_runs_check_type_forward', None)
 
 
 FunctionNode.check_type_forward = _CheckTypeForward()  # type: ignore[assignment]
