@@ -164,6 +164,8 @@ class Parameter(Variable):
             cell = self.__dict__['_data_cell'] = [weakref.ref(self)]
         cell.append(weakref.ref(new))
         new.__dict__['_data_cell'] = cell
+        if _events.active:
+            _events.variable_created(new)
         return new
 
     def __reduce__(self) -> tuple:

@@ -282,3 +282,31 @@ def test_gradients_through_a_dropped_retained_output():
     x = np.array([0.1, -0.3])
     gradient_check.check_backward(second, x, np.ones(2))
     gradient_check.check_double_backward(second, x, np.ones(2), np.ones(2))
+
+
+# ---- F.arctan2 (found missing by a wider sample of Chainer's function tests) ---------------
+
+def test_arctan2_values_gradients_and_double_backprop():
+    rng = np.random.default_rng(3)
+    x1 = rng.uniform(-2, 2, (3, 4))
+    x2 = rng.uniform(0.5, 2, (3, 4)) * rng.choice([-1, 1], (3, 4))
+    y = F.arctan2(x1, x2)
+    np.testing.assert_allclose(y.array, np.arctan2(x1, x2))
+    assert y.creator.label == 'arctan2'
+    gy = rng.uniform(-1, 1, (3, 4))
+    gradient_check.check_backward(F.arctan2, (x1, x2), gy)
+    gradient_check.check_double_backward(F.arctan2, (x1, x2), gy,
+                                         (np.ones((3, 4)), np.ones((3, 4))))
+    gradient_check.check_backward(F.arctan2, (x1, x2[:1]), gy)  # broadcast
+
+
+def test_arctan2_float_dtypes_only_and_mixed_floats():
+    with pytest.raises(InvalidType, match=r'Expect: x2.dtype.kind == f\nActual: i != f'):
+        F.arctan2(np.ones(2), np.ones(2, np.int32))
+    a = chainer.Variable(np.ones(2, np.float32))
+    b = chainer.Variable(np.ones(2, np.float64))
+    y = F.arctan2(a, b)
+    assert y.dtype == np.float64
+    F.sum(y).backward()
+    assert (a.grad.dtype, b.grad.dtype) == (np.float32, np.float64)
+    np.testing.assert_allclose(a.grad, [0.5, 0.5])

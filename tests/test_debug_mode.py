@@ -196,3 +196,11 @@ def test_every_way_of_switching_debug_on_is_noticed(switch, monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         assert (x * 2).array.tolist() == [2.0]
+
+
+def test_split_axis_wants_sorted_indices_in_debug_mode():
+    x = np.zeros((2, 3, 4), np.float32)
+    assert [y.shape[1] for y in F.split_axis(x, [2, 1], 1)] == [2, 0, 2]  # as NumPy
+    with chainer.using_config('debug', True), \
+            pytest.raises(ValueError, match=r'^indices_or_sections must be sorted$'):
+        F.split_axis(x, [2, 1], 1)

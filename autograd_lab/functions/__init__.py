@@ -39,3 +39,4 @@ from autograd_lab.functions.normalization import (  # noqa: F401
 from autograd_lab.functions.math import (  # noqa: F401
     basic_math, exponential, hyperbolic, identity as _identity_module, minmax, trigonometric,
 )
+from autograd_lab.functions.math.trigonometric import arctan2  # noqa: F401

@@ -654,6 +654,8 @@ class SplitAxis(FunctionNode):
         else:
             raise TypeError('indices_or_sections must be integer or 1-D array.\n'
                             f'Actual: {type(ios)}')
+        if self.indices is not None and config.debug and self.indices != sorted(self.indices):
+            raise ValueError('indices_or_sections must be sorted')  # debug mode, as Chainer
         self.axis = _int_axis(axis)
 
     def _check_inputs(self, xs: tuple) -> None:
