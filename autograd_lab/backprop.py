@@ -45,8 +45,11 @@ from collections.abc import Iterable, Sequence
 import numpy
 
 from autograd_lab import backend
+from autograd_lab import debug_mode as _debug_mode
+from autograd_lab import function as _old_style
+from autograd_lab.function import ARRAY_GRADS as _ARRAY_GRADS
 from autograd_lab import events as _events
-from autograd_lab.configuration import _BackpropModeContext
+from autograd_lab.configuration import _BackpropModeContext, config
 from autograd_lab import function_hook as _function_hook
 from autograd_lab.function_node import FunctionNode
 from autograd_lab.variable import Variable
@@ -98,6 +101,10 @@ class BackwardStepper:
                  retain_grad: bool = False, enable_double_backprop: bool = False,
                  loss_scale: float | None = None) -> None:
         self._double = bool(enable_double_backprop)
+        self._debug = bool(config.debug)  # debug mode checks every backward (debug_mode)
+        # Built-in nodes' array rule (backward_arrays) serves unless gradients must be
+        # Variables: for double backprop, and for debug mode's checks.
+        self._arrays_ok = not (self._double or self._debug)
         self._leaves_get_grads = leaves_get_grads
         self._required = required
         self._input_nodes = set(input_nodes)
@@ -141,12 +148,16 @@ class BackwardStepper:
                      loss_scale: float | None = None) -> BackwardStepper:
         """The stepper of ``outputs[0].backward(...)`` (one root: Variable.backward)."""
         root, = outputs
+        if _ARRAY_GRADS:  # an old-style Function's grad cannot be differentiated
+            _old_style.check_old_style_gradient(root._node)
         data = root._data
         if data is None:
             raise AttributeError('cannot run backward from an uninitialized variable '
                                  '(it has no array)')
         grad = root._grad_var if root._grad_var is not None else root._grad
-        if grad is None:
+        if grad is None and data.size != 1 and not _computes_anything(root):
+            seeded = False  # nothing requires a gradient: nothing to do (as Chainer)
+        elif grad is None:
             if data.size != 1:
                 raise TypeError(
                     f'backward() from a variable with {data.size} elements (shape {data.shape}) '
@@ -193,6 +204,8 @@ class BackwardStepper:
         >>> stepper.results()[0].array, x.grad
         (array(6.), array(6.))
         """
+        if _ARRAY_GRADS and isinstance(outputs, (tuple, list)):
+            _old_style.check_old_style_graph(outputs)  # their grads cannot be differentiated
         outputs, inputs = _check_sequence('outputs', outputs), _check_sequence('inputs', inputs)
         grad_outputs = _check_lengths('grad_outputs', grad_outputs, outputs)
         grad_inputs = _check_lengths('grad_inputs', grad_inputs, inputs)
@@ -508,11 +521,13 @@ class BackwardStepper:
                 gy = grads.pop(node, None)
                 if node in self._input_nodes:
                     self._results[node] = gy
-                elif self._retain_grad:
+                if self._retain_grad:  # inputs too: grad(retain_grad=True) sets their grad
                     var = node._variable()
                     if var is not None:
                         self._remember(var)
-                        var._set_grad_unchecked(gy)  # only leaves record _loss_scale
+                        kept = self._undo[node][2]  # a root's own grad_var stays that object
+                        var._set_grad_unchecked(  # (only leaves record _loss_scale)
+                            kept if kept is not None and kept._data is gy else gy)
                         if self._pending is not None:  # held: nothing comes between
                             _note_grad(inner, var, 'set')
                         elif _events.active:
@@ -536,10 +551,17 @@ class BackwardStepper:
             out_grad = tuple([_raw(g) for g in gys])
             _function_hook.backward_preprocess(hooks, func, in_data, out_grad)
 
-        if hooks is None and not self._double and hasattr(func, 'backward_arrays'):
-            gxs = func.backward_arrays(targets, gys)
-        else:
-            gxs = self._backward_variables(func, targets, gys)
+        try:
+            if hooks is None and self._arrays_ok and hasattr(func, 'backward_arrays'):
+                gxs = func.backward_arrays(targets, gys)
+            else:
+                gxs = self._backward_variables(func, targets, gys)
+        except Exception as error:
+            if func.stack is not None:  # applied in debug mode: say where it was applied
+                _debug_mode.add_stack(func, error)
+            raise
+        if self._debug:
+            _debug_mode.check_backward(func, targets, gxs, self._grad_so_far)
 
         gxs = _select_targets(func, gxs, targets)
         hooked = hooks is not None  # Chainer sums with F.add before backward_postprocess
@@ -553,6 +575,8 @@ class BackwardStepper:
             if gx is None:
                 continue
             if self._leaves_get_grads and node._creator_node is None:
+                if _ARRAY_GRADS:  # an old-style Function's grad cannot get one
+                    _old_style.check_old_style_gradient(node)
                 var = node._variable()
                 if var is None:
                     continue
@@ -608,6 +632,16 @@ class BackwardStepper:
                 current.append(_as_variable(g))
             return func.backward_accumulate(targets, gy_vars, tuple(current))
         return func.backward(targets, gy_vars)
+
+    def _grad_so_far(self, node: Any) -> Any:
+        """The gradient accumulated for input ``node`` before this step, as an array or None."""
+        if self._leaves_get_grads and node._creator_node is None:
+            var = node._variable()
+            g = None if var is None else var._grad_var if var._grad_var is not None \
+                else var._grad
+        else:
+            g = self._grads.get(node)
+        return _raw(g)
 
     def _check_grad(self, func: FunctionNode, i: int, node: Any, gx: Any) -> Any:
         """Validate one returned gradient; return it in this stepper's storage form."""
@@ -683,6 +717,13 @@ class BackwardStepper:
         self._frozen.clear()
         self._heap.clear()
         self._top = None
+
+
+def _computes_anything(root: Variable) -> bool:
+    """Whether a backward from ``root`` would compute any gradient (its creator has an input
+    that requires one)."""
+    creator = root._node._creator_node
+    return creator is not None and any(x._requires_grad for x in creator.inputs or ())
 
 
 def _check_like(array: Any, node: Any, what: str, owner: str, end: str = '') -> None:
@@ -796,8 +837,8 @@ def _select_targets(func: FunctionNode, gxs: Any, targets: tuple) -> tuple:
         return tuple(gxs)
     if len(gxs) == n_in:
         return tuple([gxs[i] for i in targets])
-    raise ValueError(f'{_bug(func)}\nbackward returned {len(gxs)} gradients; expected '
-                     f'{n_in} (one per input) or {len(targets)} (one per target input).')
+    raise ValueError(_debug_mode.error_message(
+        func, _debug_mode.wrong_count_message(func, len(gxs), targets)))
 
 
 def _check_sequence(what: str, value: Any) -> list:
@@ -809,13 +850,16 @@ def _check_sequence(what: str, value: Any) -> list:
     return list(value)
 
 
-def _check_lengths(what: str, values: Sequence[Any] | None, against: list) -> list:
+def _check_lengths(what: str, values: Sequence[Any] | None, against: list,
+                   kinds: str = 'a tuple or a list or None') -> list:
     if values is None:
         return [None] * len(against)
+    if not isinstance(values, (tuple, list)):
+        raise TypeError(f'{what} must be {kinds}, not {type(values)}.')
     if len(values) != len(against):
-        raise ValueError(f'{what} must be of the same length as '
-                         f"{'outputs' if what == 'grad_outputs' else 'inputs'}: "
-                         f'{len(values)} != {len(against)}')
+        of = 'outputs' if what == 'grad_outputs' else 'inputs'
+        raise ValueError(f'{what} must be of the same length as {of}.\n'
+                         f'len({of}) = {len(against)}, len({what}) = {len(values)}')
     return list(values)
 
 
@@ -875,7 +919,8 @@ def backward(outputs: Iterable[Variable], grad_outputs: Sequence[Any] | None = N
     ``RuntimeWarning``. The non-leaf outputs' grads are released, as in ``Variable.backward``.
     """
     outputs = _check_sequence('outputs', outputs)
-    grad_outputs = _check_lengths('grad_outputs', grad_outputs, outputs)
+    grad_outputs = _check_lengths('grad_outputs', grad_outputs, outputs,
+                                  'None, a tuple, or a list')  # (Chainer's words here)
     seeds = []
     for y, gy in zip(outputs, grad_outputs):
         if gy is None:

@@ -35,6 +35,8 @@ from collections.abc import Iterable
 import numpy
 
 from autograd_lab import backend
+from autograd_lab import configuration as _configuration
+from autograd_lab import debug_mode as _debug_mode
 from autograd_lab import events as _events
 from autograd_lab.configuration import config
 from autograd_lab import function_hook as _function_hook
@@ -58,6 +60,16 @@ class FunctionNode:
     _retained_output_data: tuple | None = None
     _local_function_hooks: dict | None = None
     _uid = None
+    #: the stack that applied this node, kept in debug mode (see ``debug_mode``), else None
+    stack = None
+    #: whether apply calls check_type_forward: set for each class that defines one, and on
+    #: a node whose check_type_forward is assigned (see _CheckTypeForward)
+    _runs_check_type_forward = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._runs_check_type_forward = any('check_type_forward' in vars(k)
+                                           for k in cls.__mro__ if k is not FunctionNode)
     #: set to the FunctionNode whose backward applied this node (None in plain forward).
     _applied_in_backward_of = None
 
@@ -74,8 +86,38 @@ class FunctionNode:
         return self._local_function_hooks
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(f'{type(self).__name__} has been called as if it were a callable. '
+        name = type(self).__name__
+        if type(self).__module__.startswith('autograd_lab.'):
+            raise RuntimeError(
+                f"Chainer's built-in function class object ({name}) which is derived from "
+                'chainer.FunctionNode has been called as if it were a callable. Use '
+                "FunctionNode.apply() method instead.\nFurthermore, it's not recommended that "
+                'you use built-in function classes directly; use corresponding function '
+                'aliases (those with snake_case name, such as F.convolution_nd) instead.')
+        raise RuntimeError(f'A function class object ({name}) which is derived from '
+                           'chainer.FunctionNode has been called as if it were a callable. '
                            'Use apply() method instead.')
+
+    #: Chainer's flags for its own graph optimisations (read, never acted on, here).
+    lazy_grad_sum = False
+    is_elementwise = False
+
+    @property
+    def _impl_name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def output_data(self) -> tuple:
+        """The retained output arrays, one per output (None for outputs not retained)."""
+        if self._retained_output_data is None or self.outputs is None:
+            raise RuntimeError('retained output data is gone')
+        out = [None] * len(self.outputs)
+        for i, data in zip(self._output_indexes_to_retain, self._retained_output_data):
+            out[i] = data
+        return tuple(out)
+
+    def _get_error_message(self, message: str) -> str:
+        return _debug_mode.error_message(self, message)
 
     # ---- forward ------------------------------------------------------------------
 
@@ -121,9 +163,9 @@ class FunctionNode:
 
         if config.type_check:
             self._check_inputs(in_data)
-            if type(self).check_type_forward is not FunctionNode.check_type_forward:
-                from autograd_lab.utils.type_check import TypeInfoTuple  # noqa: PLC0415
-                self.check_type_forward(TypeInfoTuple(in_data))
+            if self._runs_check_type_forward:  # (a class or instance attribute, see below)
+                from autograd_lab.utils import type_check  # noqa: PLC0415
+                type_check.check_type_forward_of(self, in_data)
 
         # One observation switch for FunctionHooks and event subscribers alike.
         # (Hooks are looked up only while some exist: events alone skip the call.)
@@ -141,6 +183,8 @@ class FunctionNode:
 
         if hooks is not None:
             _function_hook.forward_postprocess(hooks, self, in_data)
+        if _configuration.debug_used and config.debug:
+            _debug_mode.forward_done(self, outputs)
 
         if not config.enable_backprop:
             self._input_indexes_to_retain = self._output_indexes_to_retain = None
@@ -194,7 +238,7 @@ class FunctionNode:
     def _check_inputs(self, in_data: tuple) -> None:
         """Fast input checks of built-in nodes; raise InvalidType before any work is done."""
 
-    def check_type_forward(self, in_types: Any) -> None:
+    def _check_type_forward(self, in_types: Any) -> None:
         """Chainer-style type check hook; ``in_types`` describes the inputs (see type_check)."""
 
     def forward(self, inputs: tuple) -> tuple:
@@ -246,10 +290,14 @@ class FunctionNode:
         if self._output_indexes_to_retain is None or self.outputs is None:
             return ()
         ret = []
+        outputs = list(self.outputs)
         for i, data in zip(self._output_indexes_to_retain, self._retained_output_data):
-            node = self.outputs[i]()
-            if node is None:
-                var = Variable(data, requires_grad=False)
+            node = outputs[i]()
+            if node is None:  # the output was dropped: a new one, linked back to this node
+                var = Variable(data)
+                var.creator_node = self
+                outputs[i] = _ref(var._node)
+                self.outputs = tuple(outputs)
             else:
                 var = node.get_variable()
                 if var._data is None:
@@ -294,6 +342,29 @@ class FunctionNode:
         return f'<{type(self).__name__} {self.label!r} rank={self.rank}>'
 
 
+class _CheckTypeForward:
+    """``FunctionNode.check_type_forward``: the method above, which Chainer code may also
+    replace on one node (``f.check_type_forward = fn``); ``apply`` then calls it for that
+    node.  (A flag tells ``apply``, so nodes without a check pay one attribute read.)"""
+
+    def __get__(self, node: FunctionNode | None, cls: type | None = None) -> Any:
+        if node is None:
+            return self
+        own = node.__dict__.get('_own_check_type_forward')
+        return own if own is not None else FunctionNode._check_type_forward.__get__(node)
+
+    def __set__(self, node: FunctionNode, check: Any) -> None:
+        node.__dict__['_own_check_type_forward'] = check
+        node.__dict__['_runs_check_type_forward'] = True
+
+    def __delete__(self, node: FunctionNode) -> None:
+        node.__dict__.pop('_own_check_type_forward', None)
+        node.__dict__.pop('_runs_check_type_forward', None)
+
+
+FunctionNode.check_type_forward = _CheckTypeForward()  # type: ignore[assignment]
+
+
 def _announce(variables: list) -> None:
     for var in variables:
         _events.variable_created(var)
@@ -313,8 +384,9 @@ def _force_arrays(func: FunctionNode, outputs: tuple) -> tuple:
         if isinstance(y, _generic):
             y = numpy.asarray(y)
         elif not backend.is_array(y):
-            raise TypeError(f'forward of {func.label} returned {type(y).__name__}; '
-                            'outputs must be arrays')
+            raise TypeError('forward output must be a tuple of ndarrays.\n'
+                            f'Function: {func.label}\n'
+                            f'Actual output types: {tuple(type(y) for y in outputs)}')
         fixed.append(y)
     return tuple(fixed)
 

@@ -289,8 +289,10 @@ class TestReturnedGradients:
         with pytest.raises(TypeError, match='has a bug'):
             self.run(lambda g: ([1.0, 1.0],))
 
-    def test_wrong_length_is_value_error_with_bug_message(self):
-        with pytest.raises(ValueError, match=r'Function `Returns` \(Returns\) has a bug'):
+    def test_wrong_length_is_value_error_with_chainers_message(self):
+        with pytest.raises(ValueError, match=r'number of gradients returned from backward is '
+                                             r'incorrect: 2 != expected 1\n  function=Returns '
+                                             r'\(Returns\)\n    input 0: shape=\(2,\)'):
             self.run(lambda g: (g[0], g[0]))
 
     def test_failed_check_leaves_grad_untouched(self):

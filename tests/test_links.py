@@ -122,8 +122,20 @@ def test_call_dispatches_to_forward_with_arguments():
             return args, kwargs
 
     assert Echo()(1, 2, k=3) == ((1, 2), {'k': 3})
-    with pytest.raises(NotImplementedError):
-        chainer.Link()()
+    with pytest.raises(AttributeError, match="'Link' object has no attribute 'forward'"):
+        chainer.Link()(0)  # as Chainer 7.8.1 (issue 18, difference 15)
+
+
+def test_call_uses_a_mixed_in_call_before_forward():
+    class CallMixin:
+        def __call__(self, *args, **kwargs):
+            return 'mixin', args, kwargs
+
+    class Injected(chainer.Link, CallMixin):
+        def forward(self, *args):
+            raise AssertionError('forward must not run')
+
+    assert Injected()(1, a=2) == ('mixin', (1,), {'a': 2})
 
 
 # ---- hierarchy ---------------------------------------------------------------------------

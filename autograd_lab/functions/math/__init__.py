@@ -1,5 +1,11 @@
 """Elementwise math, reductions and matrix products.
 
+Chainer's module paths under ``chainer.functions.math`` that ported code imports are
+submodules here: ``basic_math`` (the arithmetic operators' nodes), ``exponential``,
+``identity``, ``trigonometric``, ``hyperbolic`` and ``minmax``.  (Chainer's ``sum``,
+``sqrt`` and ``matmul`` modules would shadow the functions of the same names, which
+live in this package: use ``F.sum`` etc.)
+
 >>> import numpy as np, autograd_lab as chainer
 >>> import autograd_lab.functions as F
 >>> x = chainer.Variable(np.array([0.0, 1.0]))
@@ -265,7 +271,10 @@ _DIFFERENTIABLE = SimpleNamespace(cos=cos, sin=sin, sqrt=sqrt, square=square, si
 def _normalize_axis(axis: Any, ndim: int, label: str) -> tuple | None:
     if axis is None:
         return None
-    axes = (axis,) if isinstance(axis, (int, numpy.integer)) else tuple(axis)
+    if not (isinstance(axis, int) or (isinstance(axis, tuple) and
+                                      all(isinstance(a, int) for a in axis))):
+        raise TypeError('None, int or tuple of int are required')  # (as Chainer: no lists)
+    axes = (axis,) if isinstance(axis, int) else axis
     for a in axes:
         expect(label, -ndim <= a < ndim, f'-{ndim} <= axis < {ndim}', f'axis {a}')
     axes = tuple(sorted(a % ndim for a in axes))
@@ -383,8 +392,7 @@ class MatMul(FunctionNode):
 
     def _check_inputs(self, xs: tuple) -> None:
         a, b = xs
-        expect_same_dtype(self.label, xs)
-        expect_float(self.label, xs)
+        expect_float(self.label, xs)  # mixed float dtypes are fine: NumPy's promotion
         expect(self.label, a.ndim >= 1 and b.ndim >= 1, 'in_types[i].ndim >= 1',
                f'{a.ndim}, {b.ndim}')
         ka = a.shape[-2] if self.transa and a.ndim >= 2 else a.shape[-1]
@@ -392,6 +400,12 @@ class MatMul(FunctionNode):
             else b.shape[0]
         expect(self.label, ka == kb, 'in_types[0].shape[-1] == in_types[1].shape[-2]',
                f'{ka} != {kb}')
+        if a.ndim > 2 and b.ndim > 2:
+            try:
+                numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+            except ValueError:
+                expect(self.label, False, 'in_types[0].shape[:-2] and in_types[1].shape[:-2] '
+                       'are broadcastable', f'{a.shape[:-2]}, {b.shape[:-2]}')
 
     def forward(self, xs: tuple) -> tuple:
         self.retain_inputs((0, 1))
@@ -403,13 +417,16 @@ class MatMul(FunctionNode):
         return backend.get_array_module(a).matmul(a, b),
 
     def backward(self, indexes: tuple, gys: tuple) -> tuple:
-        from autograd_lab.functions.array import reshape, sum_to  # noqa: PLC0415
+        from autograd_lab.functions.array import cast, reshape, sum_to  # noqa: PLC0415
         a, b = self.get_retained_inputs()
-        return _matmul_grads(self, indexes, a, b, gys[0], matmul, reshape, sum_to)
+        gs = _matmul_grads(self, indexes, a, b, gys[0], matmul, reshape, sum_to)
+        return tuple(g if g.dtype == self.inputs[i].dtype else cast(g, self.inputs[i].dtype)
+                     for g, i in zip(gs, indexes))
 
     def backward_arrays(self, indexes: tuple, gys: tuple) -> tuple:
-        return _matmul_grads_arrays(self, indexes, self.inputs[0].data, self.inputs[1].data,
-                                    gys[0])
+        gs = _matmul_grads_arrays(self, indexes, self.inputs[0].data, self.inputs[1].data,
+                                  gys[0])
+        return tuple(g.astype(self.inputs[i].dtype, copy=False) for g, i in zip(gs, indexes))
 
 
 def _matmul_grads(node: MatMul, indexes: tuple, a: Any, b: Any, gy: Any, mm: Any,
