@@ -388,10 +388,12 @@ def test_to_device_moves_params_grads_and_persistents(fake_gpu):
     assert isinstance(m.inner.stat, fake_gpu.array_type)
     assert m.inner.count == 1
     assert m.xp is fake_gpu.xp
-    assert m.to_cpu() is m
+    with pytest.warns(DeprecationWarning, match='to_cpu is deprecated'):
+        assert m.to_cpu() is m
     assert type(m.inner.a.w.array) is np.ndarray and type(m.inner.stat) is np.ndarray
     assert m.xp is np and m.device == backend.CPU
-    lazy = L.Linear(None, 2).to_gpu(0)
+    with pytest.warns(DeprecationWarning, match='to_gpu is deprecated'):
+        lazy = L.Linear(None, 2).to_gpu(0)
     y = lazy(fake_gpu.xp.asarray(np.ones((3, 4), np.float32)))
     assert isinstance(lazy.W.array, fake_gpu.array_type) and lazy.W.shape == (2, 4)
     assert isinstance(y.array, fake_gpu.array_type)

@@ -38,8 +38,9 @@ def size_of_shape(shape: tuple) -> int:
 def force_type(dtype: Any, value: Any) -> Any:
     """``value`` as ``dtype``: a scalar becomes a NumPy scalar, an array is cast if needed.
 
-    >>> force_type(numpy.dtype(numpy.float32), 1.5)
-    np.float32(1.5)
+    >>> v = force_type(numpy.dtype(numpy.float32), 1.5)
+    >>> type(v).__name__, float(v)
+    ('float32', 1.5)
     """
     if numpy.isscalar(value):
         return dtype.type(value)
