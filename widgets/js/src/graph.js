@@ -1,0 +1,348 @@
+// The graph stage: Graphviz (compiled to WASM, inlined in this bundle) lays the DOT out,
+// the SVG goes into the page, and a backward step rewrites cell texts and classes in
+// place, so the graph does not move.  Zoom and pan are d3-zoom's on one viewport group.
+//
+// The view opens legible: at a scale where graph text is at least LEGIBLE_PX (never
+// shrunk to a hairline to fit); when the whole graph does not fit at that scale it is
+// centred on the focus node (the next function) and an overview shows where that is.
+// A new layout keeps the nodes that stay where they were on screen.
+import { Graphviz } from '@hpcc-js/wasm/graphviz';
+import { select } from 'd3-selection';
+import { zoom, zoomIdentity } from 'd3-zoom';
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const XLINK_NS = 'http://www.w3.org/1999/xlink';
+const FONT_PX = 14;          // the DOT's font size: one SVG unit is 1 CSS px at scale 1
+const LEGIBLE_PX = 14;       // small graphs: text never smaller than this
+const BIG_LEGIBLE_PX = 12;   // big graphs (over BIG_NODES): around the focus node
+const BIG_NODES = 30;
+const MAX_SCALE = 1.6;       // a tiny graph is enlarged at most this much
+let graphvizLoading = null;
+let stageCount = 0;
+
+function loadGraphviz() {
+  if (!graphvizLoading) graphvizLoading = Graphviz.load();
+  return graphvizLoading;
+}
+
+function svgEl(tag, attrs = {}) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  return node;
+}
+
+// The <text> of a cell group, made when Graphviz drew none (an empty cell).
+function cellText(group, rect) {
+  let text = group.querySelector('text');
+  if (!text) {
+    text = svgEl('text');
+    (group.querySelector('a') || group).appendChild(text);
+  }
+  text.setAttribute('text-anchor', 'middle');
+  text.setAttribute('dominant-baseline', 'central');
+  text.setAttribute('x', String(rect.x + rect.width / 2));
+  text.setAttribute('y', String(rect.y + rect.height / 2));
+  return text;
+}
+
+function polygonBox(polygon) {
+  const pts = polygon.getAttribute('points').trim().split(/\s+/).map((p) => p.split(',').map(Number));
+  const xs = pts.map((p) => p[0]);
+  const ys = pts.map((p) => p[1]);
+  const x = Math.min(...xs);
+  const y = Math.min(...ys);
+  return { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
+}
+
+export class GraphStage {
+  constructor(container, { onClick, onReady, onError }) {
+    this.container = container;
+    this.onClick = onClick;
+    this.onReady = onReady;
+    this.onError = onError;
+    this.uid = `agl-stage-${(stageCount += 1)}`;
+    this.key = null;
+    this.dot = null;
+    this.pending = null;
+    this.busy = false;
+    this.cells = new Map();   // 'n12' -> { node, cells: { data: {group, text} } }
+    this.bounds = null;       // the layout's size in SVG units
+    this.transform = null;    // the current zoom transform
+    this.svg = null;
+    this.viewport = null;
+    this.userMoved = false;
+    this.zoomer = zoom()
+      .scaleExtent([0.05, 4])
+      .filter((e) => (e.type !== 'wheel' || e.ctrlKey || e.metaKey) && !e.button)
+      .on('zoom', (e) => this.zoomed(e));
+    this.overview = document.createElement('div');
+    this.overview.className = 'agl-overview';
+    this.overview.hidden = true;
+    this.overview.title = 'Overview: click to look there';
+    this.overview.addEventListener('click', (e) => this.panToOverview(e));
+    this.hint = document.createElement('div');
+    this.hint.className = 'agl-hint';
+    container.append(this.overview, this.hint);
+    container.addEventListener('click', (event) => {
+      const node = event.target.closest && event.target.closest('g.node');
+      if (node && this.svg && this.svg.contains(node)) {
+        event.stopPropagation();
+        this.onClick(node.getAttribute('id') || '');
+      }
+    });
+  }
+
+  // Show a drawing: in place when only texts and classes changed, else a new layout.
+  show(job) {
+    if (!job.dot) return;
+    if (this.busy) {
+      this.pending = job;
+      return;
+    }
+    if (job.key === this.key && this.svg) {
+      this.patch(job.nodes);
+      this.dot = job.dot;
+      return;
+    }
+    this.busy = true;
+    loadGraphviz().then((gv) => {
+      try {
+        this.layout(gv.layout(job.dot, 'svg', 'dot'), job);
+      } catch (error) {
+        this.onError(error);
+      }
+      this.busy = false;
+      this.onReady();
+      const next = this.pending;
+      this.pending = null;
+      if (next) this.show(next);
+    }, (error) => {
+      this.busy = false;
+      this.onError(error);
+    });
+  }
+
+  layout(svgText, job) {
+    const parsed = new DOMParser().parseFromString(svgText, 'image/svg+xml').documentElement;
+    if (!parsed || parsed.nodeName !== 'svg') throw new Error('Graphviz made no SVG');
+    const [, , width, height] = (parsed.getAttribute('viewBox') || '0 0 100 100').split(/\s+/).map(Number);
+    const graph = parsed.querySelector('g.graph') || parsed.querySelector('g');
+    const before = this.screenPositions();
+    const svg = svgEl('svg', { class: 'agl-canvas', role: 'img',
+      'aria-label': 'computational graph (click a node to inspect it)' });
+    const viewport = svgEl('g', { class: 'agl-viewport' });
+    const content = document.importNode(graph, true);
+    content.setAttribute('id', this.uid);
+    for (const title of content.querySelectorAll('title')) title.remove();
+    viewport.appendChild(content);
+    svg.appendChild(viewport);
+    if (this.svg) this.svg.replaceWith(svg);
+    else this.container.prepend(svg);
+    this.svg = svg;
+    this.viewport = viewport;
+    this.bounds = { width, height };
+    this.key = job.key;
+    this.dot = job.dot;
+    this.indexCells();
+    this.patch(job.nodes);
+    select(svg).call(this.zoomer).on('dblclick.zoom', null);
+    this.place(before, job.focus);
+    this.drawOverview();
+  }
+
+  // Every engine node's cells: Graphviz wraps a cell with an ID and a tooltip in
+  // <g id="a_n12-data">; its polygon is the cell's box.
+  indexCells() {
+    this.cells = new Map();
+    for (const node of this.svg.querySelectorAll('g.node')) {
+      const id = node.getAttribute('id') || '';
+      const cells = {};
+      for (const group of node.querySelectorAll('g[id^="a_"]')) {
+        const m = /^a_n\d+-(\w+)$/.exec(group.getAttribute('id'));
+        if (!m) continue;
+        const polygon = group.querySelector('polygon');
+        if (!polygon) continue;
+        const box = polygonBox(polygon);
+        group.classList.add('agl-cell', `agl-cell-${m[1]}`);
+        cells[m[1]] = { group, box, text: cellText(group, box), anchor: group.querySelector('a') };
+      }
+      this.cells.set(id, { node, cells });
+    }
+  }
+
+  // Texts, classes and tooltips of every cell, without a layout.
+  patch(nodes) {
+    for (const [id, info] of Object.entries(nodes || {})) {
+      const entry = this.cells.get(id);
+      if (!entry || !info) continue;
+      if (typeof info.class === 'string') entry.node.setAttribute('class', `node ${info.class}`);
+      for (const [part, cell] of Object.entries(entry.cells)) {
+        const text = info.text && info.text[part];
+        if (typeof text === 'string' && cell.text.textContent !== text) cell.text.textContent = text;
+        const state = (info.cell && info.cell[part]) || '';
+        cell.group.setAttribute('class', `agl-cell agl-cell-${part}${state ? ` ${state}` : ''}`);
+        const tip = info.tip && info.tip[part];
+        if (typeof tip === 'string' && cell.anchor) cell.anchor.setAttributeNS(XLINK_NS, 'title', tip);
+      }
+    }
+  }
+
+  // A node's centre in the viewport's units (Graphviz's graph group has its own translate).
+  center(entry) {
+    const box = entry.node.getBBox();
+    const inner = this.innerOffset();
+    return [box.x + box.width / 2 + inner.x, box.y + box.height / 2 + inner.y];
+  }
+
+  // Where each engine node is on screen now (to keep it there across a new layout).
+  screenPositions() {
+    const out = new Map();
+    if (!this.svg || !this.transform) return out;
+    for (const [id, entry] of this.cells) out.set(id, this.transform.apply(this.center(entry)));
+    return out;
+  }
+
+  size() {
+    const rect = this.container.getBoundingClientRect();
+    return { w: Math.max(rect.width, 200), h: Math.max(rect.height, 150) };
+  }
+
+  legibleScale() {
+    const big = this.cells.size > BIG_NODES;
+    return (big ? BIG_LEGIBLE_PX : LEGIBLE_PX) / FONT_PX;
+  }
+
+  fitScale() {
+    const { w, h } = this.size();
+    const pad = 16;
+    return Math.min((w - pad) / this.bounds.width, (h - pad) / this.bounds.height);
+  }
+
+  // After a new layout: the nodes that were drawn before stay where they were.  When
+  // the layout moved them relative to each other (new nodes joined), the graph is
+  // shifted by the median of their moves: most of them stay exactly in place.
+  place(before, focusId) {
+    if (this.transform && before.size) {
+      const k = this.transform.k;
+      const dx = [];
+      const dy = [];
+      // the forward graph first: grad-of-grad nodes join and move around it
+      const forward = [...this.cells.keys()].some((id) => before.has(id)
+        && !this.cells.get(id).node.classList.contains('grad-of-grad'));
+      for (const [id, entry] of this.cells) {
+        const was = before.get(id);
+        if (!was || (forward && entry.node.classList.contains('grad-of-grad'))) continue;
+        const [x, y] = this.center(entry);
+        dx.push(was[0] - k * x);
+        dy.push(was[1] - k * y);
+      }
+      if (dx.length) {
+        const median = (v) => v.sort((a, b) => a - b)[Math.floor(v.length / 2)];
+        this.apply(zoomIdentity.translate(median(dx), median(dy)).scale(k));
+        return;
+      }
+    }
+    this.home(focusId);
+  }
+
+  // Open legible: the whole graph centred when it fits at a legible scale, else
+  // centred on the focus node (or the graph's top when there is none).
+  home(focusId) {
+    const { w, h } = this.size();
+    const fit = this.fitScale();
+    const k = Math.min(MAX_SCALE, Math.max(fit, this.legibleScale()));
+    const entry = focusId !== null && focusId !== undefined ? this.cells.get(`n${focusId}`) : null;
+    let [cx, cy] = [this.bounds.width / 2, this.bounds.height / 2];
+    if (fit < k) {
+      if (entry) [cx, cy] = this.center(entry);
+      else cy = h / (2 * k);
+    }
+    this.apply(zoomIdentity.translate(w / 2 - k * cx, h / 2 - k * cy).scale(k));
+  }
+
+  // The translate Graphviz gives its graph group.
+  innerOffset() {
+    const content = this.viewport && this.viewport.firstChild;
+    const m = /translate\(\s*([-\d.]+)[ ,]+([-\d.]+)\s*\)/.exec((content && content.getAttribute('transform')) || '');
+    return m ? { x: Number(m[1]), y: Number(m[2]) } : { x: 0, y: 0 };
+  }
+
+  apply(t) {
+    select(this.svg).call(this.zoomer.transform, t);
+  }
+
+  zoomed(event) {
+    this.transform = event.transform;
+    this.viewport.setAttribute('transform', event.transform.toString());
+    if (event.sourceEvent) this.userMoved = true;
+    this.updateOverview();
+  }
+
+  fit() {
+    const { w, h } = this.size();
+    const k = Math.min(MAX_SCALE, this.fitScale());
+    const [cx, cy] = [this.bounds.width / 2, this.bounds.height / 2];
+    this.apply(zoomIdentity.translate(w / 2 - k * cx, h / 2 - k * cy).scale(k));
+  }
+
+  zoomBy(factor) {
+    if (this.svg) select(this.svg).call(this.zoomer.scaleBy, factor);
+  }
+
+  // -- overview: the whole graph small, the visible part framed ----------------------------
+  drawOverview() {
+    this.overview.replaceChildren();
+    const { width, height } = this.bounds;
+    // the box takes the graph's shape (a tall chain is a tall strip), within 150 x 110
+    const k = Math.min(150 / width, 110 / height);
+    this.overview.style.width = `${Math.max(28, Math.round(width * k))}px`;
+    this.overview.style.height = `${Math.max(28, Math.round(height * k))}px`;
+    const mini = svgEl('svg', { viewBox: `0 0 ${width} ${height}`,
+      preserveAspectRatio: 'xMidYMid meet', 'aria-hidden': 'true' });
+    const use = svgEl('use');
+    use.setAttribute('href', `#${this.uid}`);
+    this.frame = svgEl('rect', { class: 'agl-view-box' });
+    mini.append(use, this.frame);
+    this.overview.appendChild(mini);
+    this.updateOverview();
+  }
+
+  updateOverview() {
+    if (!this.frame || !this.transform || !this.bounds) return;
+    const { w, h } = this.size();
+    const t = this.transform;
+    const [x0, y0] = t.invert([0, 0]);
+    const [x1, y1] = t.invert([w, h]);
+    this.frame.setAttribute('x', String(x0));
+    this.frame.setAttribute('y', String(y0));
+    this.frame.setAttribute('width', String(Math.max(1, x1 - x0)));
+    this.frame.setAttribute('height', String(Math.max(1, y1 - y0)));
+    const fitsNow = this.bounds.width * t.k <= w + 1 && this.bounds.height * t.k <= h + 1;
+    this.overview.hidden = fitsNow;
+    this.hint.textContent = fitsNow ? '' : 'Part of the graph: drag to pan, Ctrl+wheel to zoom, Fit for all';
+  }
+
+  panToOverview(event) {
+    const svg = this.overview.querySelector('svg');
+    if (!svg || !this.transform) return;
+    const point = svg.createSVGPoint();
+    point.x = event.clientX;
+    point.y = event.clientY;
+    const local = point.matrixTransform(svg.getScreenCTM().inverse());
+    const { w, h } = this.size();
+    const k = this.transform.k;
+    this.apply(zoomIdentity.translate(w / 2 - k * local.x, h / 2 - k * local.y).scale(k));
+  }
+
+  svgText() {
+    if (!this.svg) return '';
+    const copy = this.svg.cloneNode(true);
+    copy.setAttribute('xmlns', SVG_NS);
+    const { width, height } = this.bounds;
+    copy.setAttribute('viewBox', `0 0 ${width} ${height}`);
+    copy.setAttribute('width', String(width));
+    copy.setAttribute('height', String(height));
+    copy.firstChild.removeAttribute('transform');
+    return new XMLSerializer().serializeToString(copy);
+  }
+}
