@@ -16,7 +16,7 @@ together), and to the first SVG node in the DOM. Then Step is clicked repeatedly
 step is timed in the page from the click to
 
 - the first widget message from the kernel reaching the page (kernel + transport),
-- the step counter (``.agl-step``) showing the new step,
+- the step counter (``.agl-counter``) showing the new step,
 - the first change of the drawing (the step becomes visible: the figure held to the target),
 - the last change of the drawing (end of any transition: quiet for 300 ms).
 
@@ -159,7 +159,7 @@ _RUN_AND_TIME_RENDER = """async ([code, index]) => {
 # first and last change of the drawing (quiet for quietMs = settled).
 _STEP_AND_TIME = """async ([index, quietMs]) => {
   const root = document.querySelectorAll('.agl-root')[index];
-  const badge = root.querySelector('.agl-step');
+  const badge = root.querySelector('.agl-counter');
   const box = root.querySelector('.agl-graph') || root;
   const button = root.querySelector('button[data-action="step"]');
   if (button.disabled) return null;

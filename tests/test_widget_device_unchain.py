@@ -50,7 +50,8 @@ def test_toggle_moves_every_variable_and_parameter(fake_gpu):
             assert isinstance(v.array, fake.FakeGpuArray), v
         on_gpu = [n for n in view.model.live.model.nodes.values() if n.device == '@cupy:0']
         assert {events.uid(v) for v in (x, link.W, link.b)} <= {n.id for n in on_gpu}
-        assert 'cupy:0' in view.dot  # the device, in the nodes' tooltips
+        assert 'cupy:0' in view.to_dot()  # the device, in the nodes' tooltips
+        assert 'on-device' in view.nodes[f'n{events.uid(x)}']['class']
         view.run()  # backward on the (fake) GPU
         assert isinstance(link.W.grad, fake.FakeGpuArray)
         np.testing.assert_allclose(link.W.grad.get(), np.ones((2, 3)))

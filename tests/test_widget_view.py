@@ -122,9 +122,12 @@ def test_history_frame_matches_replay_of_the_log(view_of):
         view.back()
     assert view.position == mid
     state = view.model.timeline.state_at(mid)
-    assert view.dot == drawing.draw(
-        state, view.options, names=view.model.names, roots=[events.uid(y)],
-        roles={view.status['next_id']: 'next'}, look=drawing.Look()).dot
+    frame = drawing.draw(state, view.options, names=view.model.names, roots=[events.uid(y)],
+                         roles={view.status['next_id']: 'next'}, look=drawing.Look())
+    texts = {k: v['text'] for k, v in frame.nodes.items()}
+    assert view.structure_key == frame.key
+    assert {k: v['text'] for k, v in view.nodes.items()} == texts
+    assert view.to_dot() == frame.dot  # the whole picture, texts included
 
 
 def test_reset_clears_grads_and_starts_a_fresh_backward(view_of):

@@ -25,7 +25,7 @@ _TEXTS = """(root) => {
       return [b.left, b.top, b.right, b.bottom];
     };
     const shape = node && node.querySelector(':scope > g > a > polygon, :scope > polygon');
-    const cellShape = cell && cell.querySelector('polygon');
+    const cellShape = cell && cell.querySelector(':scope > polygon');
     out.push({ node: node ? node.id : '', cell: cell ? cell.getAttribute('class') : '',
                text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale,
                box: [r.left, r.top, r.right, r.bottom], shape: box(shape),
@@ -128,7 +128,7 @@ _GRAPH_CONTRAST = """(root) => {
   const out = [];
   for (const cell of root.querySelectorAll('.agl-graph svg.agl-canvas g.agl-cell')) {
     const t = cell.querySelector('text');
-    const p = cell.querySelector('polygon');
+    const p = cell.querySelector(':scope > polygon');
     if (!t || !p || !t.textContent.trim()) continue;
     const pair = [getComputedStyle(t).fill, getComputedStyle(p).fill].map((c) => lum(parse(c)));
     const [a, b] = pair.sort((x, y) => y - x);

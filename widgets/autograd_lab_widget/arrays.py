@@ -90,17 +90,18 @@ def text(value: Any) -> str:
     if value is None:
         return '-'
     if isinstance(value, events.Summary):
-        return f'{_shape(value.shape)} mean {number(value.mean)}'
+        return f'{text_shape(value.shape)} mean {number(value.mean)}'
     if value.ndim == 0:
         return number(value.item()) if value.dtype.kind in 'fiub' else str(value.item())
     if value.size <= IN_FULL and value.dtype.kind in 'fiub':
         return _nested(value.tolist())
     if value.dtype.kind in 'fiub' and value.size:
-        return f'{_shape(value.shape)} mean {number(numpy.mean(value, dtype=numpy.float64))}'
-    return f'{_shape(value.shape)} {value.dtype}'
+        return f'{text_shape(value.shape)} mean {number(numpy.mean(value, dtype=numpy.float64))}'
+    return f'{text_shape(value.shape)} {value.dtype}'
 
 
-def _shape(shape: tuple) -> str:
+def text_shape(shape: tuple) -> str:
+    """A shape as the nodes write it: ``'10 values'``, ``'3×4'``."""
     return f'{shape[0]} values' if len(shape) == 1 else '×'.join(map(str, shape))
 
 

@@ -58,12 +58,12 @@ CHAR_WIDTH = 0.63 * FONT_SIZE
 #: Height of one row of a node, and the room left around a cell's text.
 ROW_HEIGHT = 24
 PAD = 6
-#: Value cells hold at least this many characters, so that most steps need no new layout.
-MIN_SLOT = 5
+#: Characters reserved for one number: 4 significant digits and a sign ("-0.4199", "-123.4");
+#: longer ones ("1.235e-05") widen their cell once (a new layout).
+SCALAR_SLOT = 7
 #: Longest name written on a node (longer ones end with an ellipsis).
 MAX_NAME = 16
 NONE_TEXT = '—'  # no grad yet (a zero grad is written 0.0)
-HIDDEN_TEXT = '?'  # predict mode: the student has not guessed it yet
 
 # Colours of the static picture (the widget's CSS themes them with the host's colours).
 _BORDER = {'input': '#0072B2', 'parameter': '#B87A00', 'intermediate': '#6B6B6B',
@@ -90,7 +90,7 @@ _LINK_NODE = re.compile(r'\bid="?link:')
 class Frame:
     """One drawing: the DOT, its structure key, and per engine node what the browser
     writes in place (``{'n<id>': {'class': ..., 'text': {cell: text},
-    'cell': {cell: classes}, 'tip': {cell: tooltip}}}``)."""
+    'cell': {cell: classes}}}``; cells in order)."""
 
     dot: str
     key: str
@@ -104,160 +104,188 @@ class Frame:
 
 @dataclass
 class Look:
-    """How the nodes are written: which values are hidden (predict mode), which cells
-    the last step changed, the cell widths reached so far (they only grow)."""
+    """How the nodes are written: which grads the last step changed, and the cell widths
+    reached so far (they only grow)."""
 
-    hidden: set = field(default_factory=set)
     fresh: set = field(default_factory=set)
     slots: dict = field(default_factory=dict)
     show_values: bool = True
     show_grads: bool = True
     grows: bool = False  # double backprop: steps add nodes (see keep_forward_still)
+    #: (layout signature, dot, key, links) of the last drawing: a step that changes only
+    #: texts reuses its DOT (the browser rewrites the cells in place)
+    last: tuple | None = None
 
 
 def _width(chars: int) -> int:
     return math.ceil(chars * CHAR_WIDTH + 2 * PAD)
 
 
-def _cell(ident: int, part: str, text: str, width: int, *, tip: str, fill: str,
-          bold: bool = False, span: int = 1) -> str:
+def _cell(text: str, width: int, fill: str, *, bold: bool = False, span: int = 1) -> str:
+    """One cell (the browser finds cells in order: each is a filled box and its text)."""
     body = escape_text(text, max_line=64, max_lines=1) or '&#160;'
     if bold:
         body = f'<B>{body}</B>'
     span_attr = f' COLSPAN="{span}"' if span > 1 else ''
-    return (f'<TD ID="n{ident}-{part}" TOOLTIP="{escape_text(tip, 200, 1)}" '
-            f'BGCOLOR="{fill}" WIDTH="{width}" HEIGHT="{ROW_HEIGHT}" FIXEDSIZE="TRUE"'
+    return (f'<TD BGCOLOR="{fill}" WIDTH="{width}" HEIGHT="{ROW_HEIGHT}" FIXEDSIZE="TRUE"'
             f'{span_attr}>{body}</TD>')
 
 
+def slot_for(node: graph.Node) -> int:
+    """Characters a node's value cells hold, from its shape alone: room for the values and
+    grads of that shape, so that steps change texts and never the layout."""
+    shape = node.shape
+    if shape is None or len(shape) == 0:
+        return SCALAR_SLOT
+    size = math.prod(shape)
+    if size <= arrays.IN_FULL:
+        return 2 + size * SCALAR_SLOT + 2 * (size - 1)  # [a, b, c]
+    return len(arrays.text_shape(shape)) + 6 + SCALAR_SLOT  # 3×4 mean -0.4199
+
+
+def tooltip(node: graph.Node, name: str) -> str:
+    """A node's tooltip: what does not change while stepping (kind, dtype, shape, device;
+    a function's class and rank).  What the cells mean is in the legend."""
+    if node.category == 'function':
+        made = ', made by a backward (grad-of-grad)' if node.order else ''
+        kind = node.type or 'function'
+        return f'{name} = {node.label or node.type} ({kind}, rank {node.rank}{made})'
+    shape = node.shape if node.shape is not None else '?'
+    device = f', on {node.device}' if node.device != '@numpy' else ''
+    return f'{name}: {node.kind} variable, {node.dtype or "?"}, shape {shape}{device}'
+
+
 def variable_cells(state: ViewState, ident: int, name: str, look: Look) -> dict:
-    """What the cells of a variable node say now: texts, classes, tooltips."""
+    """What the cells of a variable node say now: texts and classes (``freed``: a value
+    the engine no longer holds, as the view recorded it; ``none``: no value, no grad
+    yet; ``stale``: a grad from an earlier backward that this one adds to; ``fresh``:
+    changed by the last step)."""
     node = state.model.nodes[ident]
     text = {'name': name}
     cell: dict[str, str] = {}
-    described = f'{node.dtype or "?"}, shape {node.shape if node.shape is not None else "?"}'
-    tip = {'name': f'{name}: {node.kind} variable ({described}'
-                   f'{", on " + node.device if node.device != "@numpy" else ""})'}
     if look.show_values:
         if node.data is None:
             text['data'], cell['data'] = '?', 'none'
-            tip['data'] = f'value of {name}: not recorded'
         else:
             text['data'] = arrays.text(node.data)
-            freed = 'collected' in node.states
-            cell['data'] = 'freed' if freed else ''
-            tip['data'] = (f'value of {name} ({described})'
-                           + ('; the engine has freed it: this is the value the view '
-                              'recorded' if freed else ''))
+            if 'collected' in node.states:
+                cell['data'] = 'freed'
     if look.show_grads:
         text['gcap'] = 'grad'
         live, kept = node.grad, state.trace.grads.get(ident)
-        if ident in look.hidden:
-            text['grad'], cell['grad'] = HIDDEN_TEXT, 'hidden'
-            tip['grad'] = f'grad of {name}: predict it first'
+        trace = state.trace
+        if live is not None and ident in trace.run_roots and not trace.run_retains:
+            # the seed: backward starts from it and releases it, as any output's grad
+            text['grad'], cell['grad'] = arrays.text(live), 'freed'
         elif live is not None:
             text['grad'] = arrays.text(live)
-            stale = 'grad_stale' in node.states
-            cell['grad'] = 'stale' if stale else ''
-            tip['grad'] = f'grad of {name}' + (' (from an earlier backward: this one adds '
-                                                'to it)' if stale else '')
+            if 'grad_stale' in node.states:
+                cell['grad'] = 'stale'
         elif kept is not None:
             text['grad'], cell['grad'] = arrays.text(kept), 'freed'
-            tip['grad'] = (f'grad of {name}: released by the engine once used; the value '
-                           'the view recorded')
         else:
             text['grad'], cell['grad'] = NONE_TEXT, 'none'
-            tip['grad'] = f'grad of {name}: none yet'
-        if ident in look.fresh and cell['grad'] != 'hidden':
-            cell['grad'] = (cell['grad'] + ' fresh').strip()
-    return {'text': text, 'cell': cell, 'tip': tip}
+        if ident in look.fresh:
+            cell['grad'] = (cell.get('grad', '') + ' fresh').strip()
+    return {'text': text, 'cell': cell}
 
 
 def function_cells(state: ViewState, ident: int, name: str, role: str | None) -> dict:
-    """What the cells of a function node say now."""
+    """What the cells of a function node say now (the mark: ▶ runs next, ✓ ran)."""
     node = state.model.nodes[ident]
-    trace = state.trace
-    done = ident in trace.done
+    done = ident in state.trace.done
     mark = '▶' if role == 'next' else '✓' if done else ' '
-    made = f' (made by backward: grad-of-grad, order {node.order})' if node.order else ''
-    state_tip = ('runs next' if role == 'next' else 'its backward ran' if done
-                 else 'waiting' if trace.run_open else 'not run')
-    return {'text': {'fid': name, 'op': node.label or node.type, 'mark': mark},
-            'cell': {'mark': 'next' if role == 'next' else 'done' if done else ''},
-            'tip': {'fid': f'{name}: {node.type or "function"}{made}',
-                    'op': f'{name} = {node.label or node.type}, rank {node.rank}',
-                    'mark': state_tip}}
+    cell = {'mark': 'next'} if role == 'next' else {'mark': 'done'} if done else {}
+    return {'text': {'fid': name, 'op': node.label or node.type, 'mark': mark}, 'cell': cell}
 
 
 class _Drawer:
-    """Labels for ``graph.to_dot``'s ``draw_node`` hook (one drawing)."""
+    """Cells and labels of one drawing; ``__call__`` is ``graph.to_dot``'s ``draw_node``."""
 
     def __init__(self, state: ViewState, names: dict[int, str], look: Look,
                  roles: dict[int, str]) -> None:
         self.state, self.names, self.look, self.roles = state, names, look, roles
         self.nodes: dict[str, dict] = {}
 
-    def __call__(self, node: graph.Node, role: str | None) -> tuple[str, dict]:
+    def info(self, node: graph.Node) -> dict:
+        """The cells of ``node`` now (texts, classes, tooltips), kept in :attr:`nodes`."""
         ident = node.id
+        key = f'n{ident}'
+        if key in self.nodes:
+            return self.nodes[key]
+        role = self.roles.get(ident)
         name = self.names.get(ident, f'#{ident}')
         if len(name) > MAX_NAME:
             name = name[:MAX_NAME - 1] + '…'
         if node.category == 'function':
-            info = function_cells(self.state, ident, name, self.roles.get(ident))
-            label = self._function(node, info)
+            info = function_cells(self.state, ident, name, role)
         else:
             info = variable_cells(self.state, ident, name, self.look)
-            label = self._variable(node, info)
+            values = [info['text'][k] for k in ('data', 'grad') if k in info['text']]
+            if values:
+                self._slot(node, values)
         classes = [node.category, *([node.kind] if node.kind != node.category else []),
                    *(f'state-{s}'.replace('_', '-') for s in sorted(node.states & _SHOWN_STATES))]
         if made_by_backward(node):
             classes.append('grad-of-grad')
+        if node.category == 'variable' and node.device != '@numpy':
+            classes.append('on-device')
         if node.category == 'function' and ident in self.state.trace.done:
             classes.append('ran')
         if role is not None:
             classes.append(f'hl-{role}')
         info['class'] = ' '.join(classes)
-        self.nodes[f'n{ident}'] = info
+        self.nodes[key] = info
+        return info
+
+    def layout(self, node: graph.Node) -> tuple:
+        """What of ``node``'s label decides its size: equal tuples, equal layout."""
+        text = self.info(node)['text']
+        if node.category == 'function':
+            return (text['fid'], len(text['op']), node.order > 0)
+        return (len(text['name']), tuple(text), self.look.slots.get(node.id, 0),
+                made_by_backward(node), node.kind == 'output', node.device)
+
+    def __call__(self, node: graph.Node, role: str | None) -> tuple[str, dict]:
+        info = self.info(node)
+        label = self._function(node, info) if node.category == 'function' \
+            else self._variable(node, info)
         border = (_NEXT_BORDER if role == 'next' else _SELECTED_BORDER if role == 'selected'
                   else None)
-        tip = info['tip']['name'] if 'name' in info['tip'] else info['tip']['op']
-        attrs = {'shape': 'plain', 'class': info['class'], 'tooltip': escape_text(tip, 200, 1)}
+        name = info['text'].get('name', info['text'].get('fid', ''))
+        attrs = {'shape': 'plain', 'class': info['class'],
+                 'tooltip': escape_text(tooltip(node, name), 300, 1)}
         if border is not None:
             attrs['color'] = border
         return label, attrs
 
-    def _slot(self, ident: int, texts: Iterable[str]) -> int:
-        chars = max([MIN_SLOT, self.look.slots.get(ident, 0), *(len(t) for t in texts)])
+    def _slot(self, node: graph.Node, texts: Iterable[str]) -> int:
+        ident = node.id
+        chars = self.look.slots.get(ident) or slot_for(node)
+        chars = max([chars, *(len(t) for t in texts)])
         self.look.slots[ident] = chars
         return chars
 
     def _variable(self, node: graph.Node, info: dict) -> str:
-        text, tip = info['text'], info['tip']
-        ident = node.id
+        text = info['text']
         kind = node.kind if node.kind in _FILL else 'intermediate'
         higher = made_by_backward(node)
         fill = _HIGHER_FILL if higher else _FILL[kind]
         border = _HIGHER_BORDER if higher else _BORDER[kind]
-        values = [text[k] for k in ('data', 'grad') if k in text]
         left = _width(max(len(text['name']), 4 if 'gcap' in text else 1))
         rows = []
-        if values:
-            right = _width(self._slot(ident, values))
-            top = _cell(ident, 'name', text['name'], left, tip=tip['name'], fill=fill,
-                        bold=True)
+        if 'data' in text or 'grad' in text:
+            right = _width(self.look.slots[node.id])
             if 'data' in text:
-                top += _cell(ident, 'data', text['data'], right, tip=tip['data'], fill=fill)
+                rows.append(_cell(text['name'], left, fill, bold=True)
+                            + _cell(text['data'], right, fill))
             else:
-                top = _cell(ident, 'name', text['name'], left + right, tip=tip['name'],
-                            fill=fill, bold=True, span=2)
-            rows.append(top)
+                rows.append(_cell(text['name'], left + right, fill, bold=True, span=2))
             if 'grad' in text:
-                rows.append(_cell(ident, 'gcap', 'grad', left, tip=tip['grad'], fill=_GRAD_FILL)
-                            + _cell(ident, 'grad', text['grad'], right, tip=tip['grad'],
-                                    fill=_GRAD_FILL))
+                rows.append(_cell('grad', left, _GRAD_FILL)
+                            + _cell(text['grad'], right, _GRAD_FILL))
         else:
-            rows.append(_cell(ident, 'name', text['name'], left, tip=tip['name'], fill=fill,
-                              bold=True))
+            rows.append(_cell(text['name'], left, fill, bold=True))
         style = ' STYLE="dashed"' if higher else ''
         thick = '2' if kind == 'output' else '1'
         return (f'<<TABLE BORDER="{thick}" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0" '
@@ -265,15 +293,12 @@ class _Drawer:
                 + '</TABLE>>')
 
     def _function(self, node: graph.Node, info: dict) -> str:
-        text, tip = info['text'], info['tip']
-        ident = node.id
+        text = info['text']
         fill = _HIGHER_FILL if node.order else _FUNCTION_FILL
         border = _HIGHER_BORDER if node.order else _FUNCTION_BORDER
-        cells = (_cell(ident, 'fid', text['fid'], _width(len(text['fid'])), tip=tip['fid'],
-                       fill=fill)
-                 + _cell(ident, 'op', text['op'], _width(min(len(text['op']), 40)),
-                         tip=tip['op'], fill=fill, bold=True)
-                 + _cell(ident, 'mark', text['mark'], _width(1), tip=tip['mark'], fill=fill))
+        cells = (_cell(text['fid'], _width(len(text['fid'])), fill)
+                 + _cell(text['op'], _width(min(len(text['op']), 40)), fill, bold=True)
+                 + _cell(text['mark'], _width(1), fill))
         style = ' STYLE="dashed"' if node.order else ''
         return (f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0" '
                 f'COLOR="{border}"{style}><TR>{cells}</TR></TABLE>>')
@@ -428,6 +453,21 @@ def draw(state: ViewState, options: dict, *, names: Names, roots: Iterable[int] 
         collapse = []
     roles = {i: r for i, r in (roles or {}).items() if i in shown_model.nodes}
     drawer = _Drawer(state, names.table(model), look, roles)
+    signature = None
+    if not collapse and len(shown_model.nodes) <= budget:
+        # every node is drawn as itself: the cells first, and the layout only if it changed
+        drawn = {i: n for i, n in shown_model.nodes.items()
+                 if (options['max_order'] is None or n.order <= options['max_order'])
+                 and not (options['hide_constants'] and n.kind == 'constant')}
+        signature = (options['rankdir'], look.grows, win,
+                     tuple((i, drawer.layout(n)) for i, n in drawn.items()),
+                     tuple((e.src, e.dst, e.cut, e.order) for e in shown_model.edges
+                           if e.src in drawn and e.dst in drawn))
+        if look.last is not None and look.last[0] == signature:
+            _, dot, key, links = look.last
+            center = next((f for f in [*focus, *roots] if f'n{f}' in drawer.nodes), None)
+            return Frame(dot, key, drawer.nodes, len(drawer.nodes), len(model.nodes), win,
+                         links, center)
     dot = graph.to_dot(shown_model, rankdir=options['rankdir'], collapse=collapse,
                        hide_constants=options['hide_constants'], max_nodes=budget,
                        max_order=options['max_order'], legend=False, highlight=roles,
@@ -437,5 +477,8 @@ def draw(state: ViewState, options: dict, *, names: Names, roots: Iterable[int] 
         dot = keep_forward_still(dot, {f'n{i}' for i, n in shown_model.nodes.items()
                                        if not n.order})
     center = next((f for f in [*focus, *roots] if f'n{f}' in drawer.nodes), None)
-    return Frame(dot, structure_key(dot), drawer.nodes, len(drawer.nodes), len(model.nodes),
-                 win, len(_LINK_NODE.findall(dot)), center)
+    key = structure_key(dot)
+    links = len(_LINK_NODE.findall(dot))
+    look.last = None if signature is None else (signature, dot, key, links)
+    return Frame(dot, key, drawer.nodes, len(drawer.nodes), len(model.nodes), win, links,
+                 center)

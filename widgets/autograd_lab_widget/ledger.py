@@ -33,7 +33,7 @@ The payload is plain data for the browser (every text is written with textConten
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy
@@ -55,7 +55,6 @@ class Upcoming:
     frontier_ids: tuple = ()
     frontier_size: int = 0
     targets: tuple = ()  # the input slots that will receive a gradient
-    notes: list = field(default_factory=list)
 
 
 def _signed(text: str) -> str:

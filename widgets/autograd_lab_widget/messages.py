@@ -32,7 +32,7 @@ import re
 from typing import Any
 
 ACTIONS = frozenset({'step', 'run', 'back', 'forward', 'reset', 'unchain', 'unchain-preview',
-                     'device', 'predict', 'export-log', 'export-html'})
+                     'device', 'predict', 'export-dot', 'export-log', 'export-html'})
 #: Most values one guess may carry (one per input slot of a function).
 MAX_GUESSES = 64
 

@@ -26,6 +26,8 @@ True
 
 from __future__ import annotations
 
+import weakref
+
 from autograd_lab import graph
 
 
@@ -35,6 +37,7 @@ class Names:
     def __init__(self) -> None:
         self._numbers: dict[int, int] = {}
         self._counts = {'variable': 0, 'function': 0}
+        self._table: tuple | None = None  # (the model and its size then, the table)
 
     def learn(self, model: graph.GraphModel) -> None:
         """Number the nodes of ``model`` the view has not met yet, inputs first."""
@@ -68,7 +71,11 @@ class Names:
         return node.name
 
     def table(self, model: graph.GraphModel) -> dict[int, str]:
-        """``{id: name drawn}`` for every node of ``model``, in one pass."""
+        """``{id: name drawn}`` for every node of ``model``, in one pass (kept while the
+        model has not changed: one drawing asks for it several times)."""
+        stamp = (model.events_applied, len(model.nodes), len(self._numbers))
+        if self._table is not None and self._table[0]() is model and self._table[1] == stamp:
+            return self._table[2]
         counts: dict[str, int] = {}
         for n in model.nodes.values():
             if n.category == 'variable' and n.name:
@@ -80,6 +87,7 @@ class Names:
                 out[ident] = short
             else:
                 out[ident] = n.name if counts[n.name] == 1 else f'{n.name} ({short})'
+        self._table = (weakref.ref(model), stamp, out)
         return out
 
     def described(self, model: graph.GraphModel, ident: int | None) -> str:

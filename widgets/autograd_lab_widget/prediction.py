@@ -1,7 +1,8 @@
 """Predict first, graded: the student's guess for a step's gradients, checked and scored.
 
-In predict mode a step runs in the engine as always, but the gradients it sends to
-its inputs stay hidden until the student has guessed them.  A guess names one value
+In predict mode the student guesses the gradients the next step will send to its
+inputs before it runs; the step then runs in the engine and the guess is graded
+against what it produced.  A guess names one value
 per input slot that received a gradient (the *targets* of the step), in order, or
 by the name drawn on the variable.  Each value is checked with a tolerance
 (:data:`RTOL`, :data:`ATOL`: two to three significant digits are enough), and the

@@ -40,8 +40,6 @@ import pickle
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy
-
 from autograd_lab import events, graph
 
 
@@ -81,6 +79,7 @@ class Trace:
     run_id: int | None = None
     run_roots: tuple = ()
     run_mode: str = 'backward'
+    run_retains: bool = False  # retain_grad: the roots keep their grads
     run_open: bool = False
     run_ok: bool = True
     run_error: str | None = None
@@ -174,7 +173,7 @@ class ViewState:
 
     def _run_started(self, e: Any) -> None:
         t = Trace(grads=self.trace.grads, run_id=e.run_id, run_roots=tuple(e.root_ids),
-                  run_mode=e.mode, run_open=True)
+                  run_mode=e.mode, run_retains=e.retain_grad, run_open=True)
         # what an earlier run left on the intermediates is not this run's: forget it
         for ident in self.model.upstream_many(e.root_ids) | set(e.root_ids):
             node = self.model.nodes.get(ident)
@@ -211,11 +210,3 @@ class ViewState:
             return None
         return node.grad if node.grad is not None else self.trace.grads.get(ident)
 
-
-def same_value(a: Any, b: Any) -> bool:
-    """Two recorded values (arrays, summaries or None) are equal."""
-    if a is None or b is None:
-        return a is b
-    if isinstance(a, numpy.ndarray) and isinstance(b, numpy.ndarray):
-        return a.shape == b.shape and bool(numpy.array_equal(a, b, equal_nan=True))
-    return a == b

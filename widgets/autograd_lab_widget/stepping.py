@@ -28,6 +28,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import sys
 import threading
@@ -820,6 +821,21 @@ class StepModel:
                                                 verdict=self._verdict if live else '')}
             return Scene(frame, st, book, self._panel(state, live),
                          sorted({n.order for n in model.nodes.values()} | {0}), self.position)
+
+    def to_dot(self, options: dict) -> str:
+        """The DOT of the picture shown, texts included (a scene's DOT is the layout the
+        browser has: while only texts change it is not made again)."""
+        with self._lock:
+            look = dataclasses.replace(self._look, slots=dict(self._look.slots), last=None)
+            state = self.state()
+            state.model.refresh()
+            up = self.upcoming(state)
+            next_id = up.func_id if up is not None else None
+            roots = [events.uid(r) for r in self.roots if events.uid(r) in state.model.nodes]
+            return drawing.draw(state, options, names=self.names, roots=roots,
+                                roles=self._roles(state, options, next_id,
+                                                  self.names.table(state.model)),
+                                expanded=self.expanded, keep=self._window, look=look).dot
 
     def _panel(self, state: ViewState, live: bool) -> dict:
         sel = self.selected_id

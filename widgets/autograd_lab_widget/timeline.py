@@ -60,10 +60,20 @@ class Timeline:
     def __init__(self, entries: Iterable = (), base: ViewState | None = None, *,
                  patch: Callable[[graph.GraphModel], None] | None = None) -> None:
         self.entries: list = list(entries)
-        self.base = base
         self._blob: bytes | None = None
         self._patch = patch
-        self.live = self.state_at(len(self.entries))
+        if base is not None and not self.entries:
+            # the live state starts as the checkpoint itself; the checkpoint is copied
+            # (pickled) only when the first entry arrives, so a view that is only shown
+            # never pays for a copy of a big graph
+            self.base, self.live = None, base
+            self._fresh = True
+            if patch is not None:
+                patch(base.model)
+        else:
+            self.base = base
+            self._fresh = False
+            self.live = self.state_at(len(self.entries))
         self.appended = len(self.entries)  # ever added (positions shift when trimmed)
 
     def __len__(self) -> int:
@@ -71,6 +81,10 @@ class Timeline:
 
     def append(self, e: events.Event) -> None:
         """Add one entry at the live end."""
+        if self._fresh:  # the checkpoint is the live state as it is now
+            self._blob = self.live.dumps()
+            self.base = ViewState.loads(self._blob)
+            self._fresh = False
         self.entries.append(e)
         self.live.apply(e)
         self.appended += 1
@@ -86,6 +100,8 @@ class Timeline:
 
     def state_at(self, pos: int) -> ViewState:
         """A fresh state: the checkpoint replayed up to position ``pos``."""
+        if self._fresh:  # no entry yet: the live state is the only one
+            return self.live
         if self.base is None:
             state = ViewState()
         else:

@@ -375,6 +375,9 @@ class GraphView(anywidget.AnyWidget):
             if not self.gpu_available and self.device == '@numpy':
                 raise RuntimeError(f'GPU unavailable: {self.gpu_reason}')
             self.to_device('@numpy' if self.device != '@numpy' else '@cupy:0')
+        elif action == 'export-dot':
+            self.send({'type': 'download', 'filename': 'graph.dot',
+                       'mime': 'text/vnd.graphviz', 'content': self.to_dot()})
         elif action == 'export-log':
             self.send({'type': 'download', 'filename': 'autograd_lab_events.json',
                        'mime': 'application/json', 'content': self.event_log_json()})
@@ -446,6 +449,11 @@ class GraphView(anywidget.AnyWidget):
         path = pathlib.Path(path)
         path.write_text(replay_html(self), encoding='utf-8')
         return path
+
+    def to_dot(self) -> str:
+        """The Graphviz source of the picture shown, every text as on screen (the ``dot``
+        trait is the layout the browser has, whose texts it rewrites in place)."""
+        return self._model.to_dot(dict(self.options))
 
     def frames(self) -> list[dict]:
         """One drawing per step boundary of the history (see :meth:`StepModel.frames`)."""

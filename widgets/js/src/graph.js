@@ -11,7 +11,6 @@ import { select } from 'd3-selection';
 import { zoom, zoomIdentity } from 'd3-zoom';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
-const XLINK_NS = 'http://www.w3.org/1999/xlink';
 const FONT_PX = 14;          // the DOT's font size: one SVG unit is 1 CSS px at scale 1
 const LEGIBLE_PX = 14;       // small graphs: text never smaller than this
 const BIG_LEGIBLE_PX = 12;   // big graphs (over BIG_NODES): around the focus node
@@ -31,12 +30,13 @@ function svgEl(tag, attrs = {}) {
   return node;
 }
 
-// The <text> of a cell group, made when Graphviz drew none (an empty cell).
-function cellText(group, rect) {
-  let text = group.querySelector('text');
+// A cell's <text> (made when Graphviz drew none: an empty cell), centred in its box: the
+// browser's font is not the one Graphviz measured, so it is placed here.
+function cellText(group, rect, found) {
+  let text = found;
   if (!text) {
     text = svgEl('text');
-    (group.querySelector('a') || group).appendChild(text);
+    group.appendChild(text);
   }
   text.setAttribute('text-anchor', 'middle');
   text.setAttribute('dominant-baseline', 'central');
@@ -70,7 +70,6 @@ export class GraphStage {
     this.transform = null;    // the current zoom transform
     this.svg = null;
     this.viewport = null;
-    this.userMoved = false;
     this.zoomer = zoom()
       .scaleExtent([0.05, 4])
       .filter((e) => (e.type !== 'wheel' || e.ctrlKey || e.metaKey) && !e.button)
@@ -143,46 +142,62 @@ export class GraphStage {
     this.bounds = { width, height };
     this.key = job.key;
     this.dot = job.dot;
-    this.indexCells();
+    this.indexCells(job.nodes);
     this.patch(job.nodes);
     select(svg).call(this.zoomer).on('dblclick.zoom', null);
     this.place(before, job.focus);
     this.drawOverview();
   }
 
-  // Every engine node's cells: Graphviz wraps a cell with an ID and a tooltip in
-  // <g id="a_n12-data">; its polygon is the cell's box.
-  indexCells() {
+  // Every engine node's cells.  Graphviz draws a node's table as its border, then each
+  // cell as a filled box followed by its text, in the order of the cells (the order of
+  // the node's texts in the payload); each box and text go into a group of their own.
+  indexCells(nodes) {
     this.cells = new Map();
     for (const node of this.svg.querySelectorAll('g.node')) {
       const id = node.getAttribute('id') || '';
+      const parts = Object.keys(((nodes || {})[id] || {}).text || {});
+      const holder = node.querySelector(':scope > g > a') || node;
       const cells = {};
-      for (const group of node.querySelectorAll('g[id^="a_"]')) {
-        const m = /^a_n\d+-(\w+)$/.exec(group.getAttribute('id'));
-        if (!m) continue;
-        const polygon = group.querySelector('polygon');
-        if (!polygon) continue;
-        const box = polygonBox(polygon);
-        group.classList.add('agl-cell', `agl-cell-${m[1]}`);
-        cells[m[1]] = { group, box, text: cellText(group, box), anchor: group.querySelector('a') };
+      let current = null;
+      let index = -1;
+      for (const child of Array.from(holder.children)) {
+        if (child.tagName === 'polygon') {
+          const fill = child.getAttribute('fill');
+          if (!fill || fill === 'none') continue;  // the table's border
+          index += 1;
+          const part = parts[index];
+          if (!part) break;
+          const group = svgEl('g', { class: `agl-cell agl-cell-${part}` });
+          child.replaceWith(group);
+          group.appendChild(child);
+          current = { group, box: polygonBox(child), text: null };
+          cells[part] = current;
+        } else if (child.tagName === 'text' && current) {
+          if (current.text) child.remove();  // one text per cell
+          else current.group.appendChild(child);
+          current.text = current.text || child;
+        }
       }
+      for (const cell of Object.values(cells)) cell.text = cellText(cell.group, cell.box, cell.text);
       this.cells.set(id, { node, cells });
     }
   }
 
-  // Texts, classes and tooltips of every cell, without a layout.
+  // Texts and classes of every cell, without a layout.
   patch(nodes) {
     for (const [id, info] of Object.entries(nodes || {})) {
       const entry = this.cells.get(id);
       if (!entry || !info) continue;
-      if (typeof info.class === 'string') entry.node.setAttribute('class', `node ${info.class}`);
+      // only what changed is written: a step changes a handful of nodes
+      const cls = typeof info.class === 'string' ? `node ${info.class}` : null;
+      if (cls !== null && entry.node.getAttribute('class') !== cls) entry.node.setAttribute('class', cls);
       for (const [part, cell] of Object.entries(entry.cells)) {
         const text = info.text && info.text[part];
         if (typeof text === 'string' && cell.text.textContent !== text) cell.text.textContent = text;
         const state = (info.cell && info.cell[part]) || '';
-        cell.group.setAttribute('class', `agl-cell agl-cell-${part}${state ? ` ${state}` : ''}`);
-        const tip = info.tip && info.tip[part];
-        if (typeof tip === 'string' && cell.anchor) cell.anchor.setAttributeNS(XLINK_NS, 'title', tip);
+        const name = `agl-cell agl-cell-${part}${state ? ` ${state}` : ''}`;
+        if (cell.group.getAttribute('class') !== name) cell.group.setAttribute('class', name);
       }
     }
   }
@@ -274,7 +289,6 @@ export class GraphStage {
   zoomed(event) {
     this.transform = event.transform;
     this.viewport.setAttribute('transform', event.transform.toString());
-    if (event.sourceEvent) this.userMoved = true;
     this.updateOverview();
   }
 

@@ -177,7 +177,6 @@ function render({ model, el: host }) {
       if (id !== null && id !== undefined) send({ type: 'run-to', id: `n${id}` });
     } else if (action === 'export-svg') exportSvg(graph.svgText());
     else if (action === 'export-png') exportPng(graph.svgText());
-    else if (action === 'export-dot') downloadBlob(model.get('dot') || '', 'graph.dot', 'text/vnd.graphviz');
     else send({ type: 'action', action });
   };
   root.addEventListener('click', (event) => {

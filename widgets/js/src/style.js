@@ -151,21 +151,23 @@ export const STYLE = `
 .agl-graph g.edge.edge-cut path { stroke-dasharray: 5 4; opacity: 0.75; }
 .agl-graph g.cluster > polygon, .agl-graph g.cluster path { stroke: var(--agl-line); fill: none; }
 .agl-graph g.node > g > a > polygon { stroke: var(--agl-edge); stroke-width: 1.5px; }
-.agl-graph .agl-cell > a > polygon { fill: var(--agl-node); stroke: none; }
-.agl-graph g.node.input .agl-cell > a > polygon { fill: var(--agl-input); }
-.agl-graph g.node.output .agl-cell > a > polygon { fill: var(--agl-output); }
-.agl-graph g.node.parameter .agl-cell > a > polygon { fill: var(--agl-param); }
-.agl-graph g.node.constant .agl-cell > a > polygon { fill: var(--agl-const); }
-.agl-graph g.node.function .agl-cell > a > polygon { fill: var(--agl-func); }
-.agl-graph g.node.grad-of-grad .agl-cell > a > polygon { fill: var(--agl-higher); }
-.agl-graph g.node .agl-cell-gcap > a > polygon,
-.agl-graph g.node .agl-cell-grad > a > polygon { fill: var(--agl-grad); }
-.agl-graph g.node .agl-cell.fresh > a > polygon { fill: var(--agl-fresh); }
+.agl-graph .agl-cell > polygon { fill: var(--agl-node); stroke: none; }
+.agl-graph g.node.input .agl-cell > polygon { fill: var(--agl-input); }
+.agl-graph g.node.output .agl-cell > polygon { fill: var(--agl-output); }
+.agl-graph g.node.parameter .agl-cell > polygon { fill: var(--agl-param); }
+.agl-graph g.node.constant .agl-cell > polygon { fill: var(--agl-const); }
+.agl-graph g.node.function .agl-cell > polygon { fill: var(--agl-func); }
+.agl-graph g.node.grad-of-grad .agl-cell > polygon { fill: var(--agl-higher); }
+.agl-graph g.node .agl-cell.agl-cell-gcap > polygon,
+.agl-graph g.node .agl-cell.agl-cell-grad > polygon { fill: var(--agl-grad); }
+.agl-graph g.node .agl-cell.agl-cell-grad.fresh > polygon { fill: var(--agl-fresh); }
 .agl-graph g.node.input > g > a > polygon { stroke: #0072B2; stroke-width: 2px; }
 .agl-graph g.node.output > g > a > polygon { stroke: #009E73; stroke-width: 3px; }
 .agl-graph g.node.parameter > g > a > polygon { stroke: #E69F00; stroke-width: 2px; }
 .agl-graph g.node.grad-of-grad > g > a > polygon { stroke: #CC79A7; stroke-width: 2.5px;
   stroke-dasharray: 6 3; }
+.agl-graph g.node.on-device > g > a > polygon { stroke: #D55E00; stroke-width: 3px;
+  stroke-dasharray: 2 2; }
 .agl-graph g.node.function.ran .agl-cell-mark text { fill: var(--agl-good); font-weight: 700; }
 .agl-graph .agl-cell-name text, .agl-graph .agl-cell-op text { font-weight: 700; }
 .agl-graph .agl-cell-gcap text, .agl-graph .agl-cell-fid text { fill: var(--agl-muted); }
