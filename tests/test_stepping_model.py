@@ -176,6 +176,9 @@ def test_next_step_shows_the_rule_with_numbers_and_a_question(models):
     assert rows['∂v2/∂x'] == 'c·x^(c−1) = 2·5.0^1 = 10.0'
     assert rows['x'] == '1.0 × 10.0 = ?'
     assert 'highest rank' in nxt['why']
+    model.predict = True  # the student works the number out: the rule, filled in, no value
+    rows = {r['k']: r['v'] for r in model.scene(options()).ledger['sections'][-1]['rows']}
+    assert rows['∂v2/∂x'] == 'c·x^(c−1) = 2·5.0^1 = ?' and rows['x'] == '1.0 × ? = ?'
 
 
 def test_history_step_moves_one_step_and_reset_restores_the_picture(models):
@@ -251,7 +254,7 @@ def test_predict_mode_grades_guesses_and_keeps_score(models):
     assert verdict.right and model.score == Score(right=1)
     assert model.next_targets() == ['v2', 'v3']
     verdict = model.guess(v2=1.0, v3=1.0)  # wrong: _ - _ sends -1 to its second input
-    assert not verdict.right and 'v3 is -1.0, you said 1.0' in str(verdict)
+    assert not verdict.right and 'v3 gets -1.0 (you said 1.0)' in str(verdict)
     assert model.score == Score(right=1, wrong=1)
     model.step()  # revealed without a guess
     assert model.score == Score(right=1, wrong=1, skipped=1) and model.score.total == 3

@@ -162,7 +162,7 @@ def test_predict_mode_grades_guesses_and_keeps_the_score(view_of):
     assert view.status['predict'] and view.status['targets'] == ['x']
     assert x.grad is None  # nothing ran: the guess comes first
     verdict = view.guess('4')
-    assert not verdict.right and str(verdict) == 'Not quite: x is 5.0, you said 4.'
+    assert not verdict.right and str(verdict) == 'Not quite: x gets 5.0 (you said 4).'
     assert x.grad == 5.0  # the engine ran the step when the guess was in
     assert view.score.as_dict() == {'right': 0, 'wrong': 1, 'skipped': 0, 'total': 1}
     assert view.status['score']['wrong'] == 1

@@ -15,7 +15,7 @@ _TEXTS = """(root) => {
   const out = [];
   for (const t of root.querySelectorAll('.agl-graph svg.agl-canvas text')) {
     const node = t.closest('g.node');
-    const cell = t.closest('g.agl-cell');
+    const cell = t.classList.contains('agl-cell-text') ? t : null;
     const ctm = t.getScreenCTM();
     const scale = ctm ? Math.hypot(ctm.a, ctm.b) : 0;
     const r = t.getBoundingClientRect();
@@ -24,8 +24,11 @@ _TEXTS = """(root) => {
       const b = el.getBoundingClientRect();
       return [b.left, b.top, b.right, b.bottom];
     };
-    const shape = node && node.querySelector(':scope > g > a > polygon, :scope > polygon');
-    const cellShape = cell && cell.querySelector(':scope > polygon');
+    const outline = ':scope > g > a > polygon:not(.agl-cell-box), :scope > polygon';
+    const shape = node && node.querySelector(outline);
+    // a cell's box is the polygon drawn just before its text
+    const before = t.previousElementSibling;
+    const cellShape = cell && before && before.tagName === 'polygon' ? before : null;
     out.push({ node: node ? node.id : '', cell: cell ? cell.getAttribute('class') : '',
                text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale,
                box: [r.left, r.top, r.right, r.bottom], shape: box(shape),
@@ -39,9 +42,10 @@ _NODE_TEXTS = """(root) => {
   const out = {};
   for (const node of root.querySelectorAll('.agl-graph svg.agl-canvas g.node')) {
     const cells = {};
-    for (const cell of node.querySelectorAll('g.agl-cell')) {
-      const part = Array.from(cell.classList).find((c) => c.startsWith('agl-cell-'));
-      if (part) cells[part.slice(9)] = (cell.querySelector('text') || {}).textContent || '';
+    for (const text of node.querySelectorAll('text.agl-cell-text')) {
+      const part = Array.from(text.classList)
+        .find((c) => c.startsWith('agl-cell-') && c !== 'agl-cell-text');
+      if (part) cells[part.slice(9)] = text.textContent;
     }
     out[node.id] = { cells, cls: node.getAttribute('class') };
   }
@@ -126,14 +130,13 @@ _GRAPH_CONTRAST = """(root) => {
     return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
   };
   const out = [];
-  for (const cell of root.querySelectorAll('.agl-graph svg.agl-canvas g.agl-cell')) {
-    const t = cell.querySelector('text');
-    const p = cell.querySelector(':scope > polygon');
-    if (!t || !p || !t.textContent.trim()) continue;
+  for (const t of root.querySelectorAll('.agl-graph svg.agl-canvas text.agl-cell-text')) {
+    const p = t.previousElementSibling;
+    if (!p || p.tagName !== 'polygon' || !t.textContent.trim()) continue;
     const pair = [getComputedStyle(t).fill, getComputedStyle(p).fill].map((c) => lum(parse(c)));
     const [a, b] = pair.sort((x, y) => y - x);
     const ratio = (a + 0.05) / (b + 0.05);
-    out.push({ text: t.textContent, cell: cell.getAttribute('class'), ratio });
+    out.push({ text: t.textContent, cell: t.getAttribute('class'), ratio });
   }
   return out;
 }"""

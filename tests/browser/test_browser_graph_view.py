@@ -170,10 +170,12 @@ def assert_steps_keep_the_stage(widget, steps: int, what: str, *, new_nodes: boo
     """Four Steps: the graph box, the side panel and every node stay put (to the pixel,
     and with no new layout: only texts change).  With ``new_nodes`` (double backprop:
     every step adds the grad-of-grad nodes its backward made, so each step is a new
-    layout) the nodes there before the first step stay within 3 px."""
+    layout) the nodes there before the first step stay within 6 px (most exactly: the
+    view keeps the median node in place; the input that feeds both graphs may shift a
+    few px as the gradient graph grows beside it)."""
     before = pc.positions(widget)
     layouts = widget.get_attribute('data-agl-layouts')
-    slack = 3 if new_nodes else 0
+    slack = 6 if new_nodes else 0
     for k in range(steps):
         click_step(widget)
         now = pc.positions(widget)
@@ -187,7 +189,7 @@ def assert_steps_keep_the_stage(widget, steps: int, what: str, *, new_nodes: boo
             assert widget.get_attribute('data-agl-layouts') == layouts  # texts only
 
 
-def check_prediction(widget, probe) -> None:
+def check_prediction(widget, probe, name: str) -> None:
     """In predict mode a right guess and a wrong one change view.score."""
     widget.locator('button[data-action="predict"]').click()
     predict = widget.locator('button[data-action="predict"]')
@@ -209,6 +211,8 @@ def check_prediction(widget, probe) -> None:
                    timeout=10, what='a wrong guess counted')
     expect(widget.locator('.agl-verdict')).to_contain_text('Not quite')
     expect(widget.locator('.agl-verdict')).to_contain_text('-1.0')
+    expect(widget.locator('.agl-score')).to_have_text('Score 1/2')
+    widget.screenshot(path=str(jh.ARTIFACTS / f'{name}-predict.png'))
     widget.locator('button[data-action="predict"]').click()
     probe.wait_for('not view.predict', timeout=10)
 
@@ -259,8 +263,7 @@ def test_a_graph_a_class_can_read(front_end, page, notebook_root):
     reset(widget)
 
     # -- predict first, graded; run to here --------------------------------------------
-    check_prediction(widget, probe)
-    jh.screenshot(page, f'{name}-3-predicted')
+    check_prediction(widget, probe, name)
     reset(widget)
     f2 = ids['f2']  # _ * 2, the last function backward runs
     select_node(widget, probe, f2)
@@ -313,7 +316,7 @@ def test_a_graph_a_class_can_read(front_end, page, notebook_root):
     # -- GraphView(gx): the grad-of-grad nodes are drawn distinctly ----------------------
     g_ids = probe.eval('_ids(gview)')
     outline = ('(root, id) => getComputedStyle(root.querySelector(`g.node#n${id} > g > a > '
-               'polygon`)).strokeDasharray')
+               'polygon:not(.agl-cell-box)`)).strokeDasharray')
     gx_creator = probe.eval('uid(gx.creator)')
     assert gview.evaluate(outline, gx_creator) not in ('none', '')  # dashed
     assert gview.evaluate(outline, g_ids['x']) in ('none', '')      # the forward input

@@ -104,8 +104,9 @@ def _locals(state: ViewState, func_id: int) -> list | None:
 
 
 def _rule_rows(state: ViewState, names: dict[int, str], func_id: int,
-               slots: list[int]) -> tuple[list[dict], list | None]:
-    """One row per input slot: the rule for it, with the numbers."""
+               slots: list[int], quiz: bool = False) -> tuple[list[dict], list | None]:
+    """One row per input slot: the rule for it, with the numbers (``quiz``: the
+    numbers put in, the value left to the student)."""
     model = state.model
     f = model.nodes[func_id]
     found = _locals(state, func_id)
@@ -124,6 +125,8 @@ def _rule_rows(state: ViewState, names: dict[int, str], func_id: int,
         value = _t(loc.value)
         filled = '' if loc.filled == rule or _same_number(loc.filled, value) \
             else f' = {loc.filled.replace("-", "−")}'
+        if quiz:
+            value = '?'
         text = rule if _same_number(rule, value) else f'{rule}{filled} = {value}'
         rows.append(_row(f'∂{out}/∂{name}', text, 'rule'))
     return rows, found
@@ -196,17 +199,18 @@ def _last(state: ViewState, names: dict[int, str], rec: StepRecord,
     return section
 
 
-def _next(state: ViewState, names: dict[int, str], up: Upcoming) -> dict:
+def _next(state: ViewState, names: dict[int, str], up: Upcoming, quiz: bool) -> dict:
     title, rows, f = _head(state, names, up.func_id, up.grad_outputs, 'Next')
     if f is not None:
         slots = list(up.targets)
-        rule_rows, found = _rule_rows(state, names, up.func_id, slots)
+        rule_rows, found = _rule_rows(state, names, up.func_id, slots, quiz)
         rows += rule_rows
         gy = next((g for g in up.grad_outputs if g is not None), None)
         for k in slots:
             name = names.get(f.input_ids[k], '?')
             if found is not None and k < len(found) and gy is not None:
-                text = f'{_t(gy)} × {_signed(_t(found[k].value))} = ?'
+                local = '?' if quiz else _signed(_t(found[k].value))
+                text = f'{_t(gy)} × {local} = ?'
             else:
                 text = '?'
             rows.append(_row(name, text, 'result pending'))
@@ -218,13 +222,15 @@ def _next(state: ViewState, names: dict[int, str], up: Upcoming) -> dict:
 
 
 def sections(state: ViewState, names: Names, *, upcoming: Upcoming | None,
-             verdict: str = '') -> list[dict]:
-    """The ledger's sections: the step just run (if any), then the next one (if any)."""
+             verdict: str = '', quiz: bool = False) -> list[dict]:
+    """The ledger's sections: the step just run (if any), then the next one (if any).
+    ``quiz`` (predict mode): the next step's local derivatives are left for the student
+    to work out from the rule with its numbers."""
     table = names.table(state.model)
     out = []
     rec = state.trace.last
     if rec is not None and rec.func_id in state.model.nodes:
         out.append(_last(state, table, rec, verdict))
     if upcoming is not None and upcoming.func_id in state.model.nodes:
-        out.append(_next(state, table, upcoming))
+        out.append(_next(state, table, upcoming, quiz))
     return out

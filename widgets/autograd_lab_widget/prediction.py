@@ -14,7 +14,7 @@ step counts as right only if every target is right.
 >>> verdict.right, str(verdict)
 (True, 'Right! v2: 10.0, v3: -1.0')
 >>> str(check({'v2': 9.9, 'v3': 1}, targets))
-'Not quite: v3 is -1.0, you said 1. (v2: 10.0 was right.)'
+'Not quite: v3 gets -1.0 (you said 1); right for v2: 10.0.'
 >>> score = Score().add(verdict).add(check(0.0, targets[:1]))
 >>> score, score.total
 (Score(right=1, wrong=1, skipped=0), 2)
@@ -85,10 +85,10 @@ class Verdict:
     def __str__(self) -> str:
         if self.right:
             return 'Right! ' + ', '.join(f'{n}: {arrays.text(t)}' for n, _, t, _ in self.checks)
-        wrong = '; '.join(f'{n} is {arrays.text(t)}, you said {_said(g)}'
+        wrong = '; '.join(f'{n} gets {arrays.text(t)} (you said {_said(g)})'
                           for n, g, t, ok in self.checks if not ok)
         good = [f'{n}: {arrays.text(t)}' for n, _, t, ok in self.checks if ok]
-        return f'Not quite: {wrong}.' + (f' ({", ".join(good)} was right.)' if good else '')
+        return f'Not quite: {wrong}' + (f'; right for {", ".join(good)}' if good else '') + '.'
 
 
 def _said(guess: Any) -> str:

@@ -818,7 +818,8 @@ class StepModel:
             else:
                 st['note'] = ''
             book = {'sections': ledger.sections(state, self.names, upcoming=up,
-                                                verdict=self._verdict if live else '')}
+                                                verdict=self._verdict if live else '',
+                                                quiz=self.predict and live)}
             return Scene(frame, st, book, self._panel(state, live),
                          sorted({n.order for n in model.nodes.values()} | {0}), self.position)
 

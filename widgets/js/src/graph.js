@@ -32,11 +32,11 @@ function svgEl(tag, attrs = {}) {
 
 // A cell's <text> (made when Graphviz drew none: an empty cell), centred in its box: the
 // browser's font is not the one Graphviz measured, so it is placed here.
-function cellText(group, rect, found) {
+function cellText(shape, rect, found) {
   let text = found;
   if (!text) {
     text = svgEl('text');
-    group.appendChild(text);
+    shape.after(text);
   }
   text.setAttribute('text-anchor', 'middle');
   text.setAttribute('dominant-baseline', 'central');
@@ -55,7 +55,7 @@ function polygonBox(polygon) {
 }
 
 export class GraphStage {
-  constructor(container, { onClick, onReady, onError }) {
+  constructor(container, { onClick, onReady, onError, hint }) {
     this.container = container;
     this.onClick = onClick;
     this.onReady = onReady;
@@ -79,9 +79,8 @@ export class GraphStage {
     this.overview.hidden = true;
     this.overview.title = 'Overview: click to look there';
     this.overview.addEventListener('click', (e) => this.panToOverview(e));
-    this.hint = document.createElement('div');
-    this.hint.className = 'agl-hint';
-    container.append(this.overview, this.hint);
+    this.hint = hint;  // a line outside the graph: it must not cover any node
+    container.append(this.overview);
     container.addEventListener('click', (event) => {
       const node = event.target.closest && event.target.closest('g.node');
       if (node && this.svg && this.svg.contains(node)) {
@@ -106,7 +105,12 @@ export class GraphStage {
     this.busy = true;
     loadGraphviz().then((gv) => {
       try {
-        this.layout(gv.layout(job.dot, 'svg', 'dot'), job);
+        const t0 = performance.now();
+        const svg = gv.layout(job.dot, 'svg', 'dot');
+        const t1 = performance.now();
+        this.layout(svg, job);
+        // where a first drawing's time goes (read by benchmarks/widget_latency.py)
+        this.container.dataset.aglTimes = `graphviz ${Math.round(t1 - t0)} ms, page ${Math.round(performance.now() - t1)} ms`;
       } catch (error) {
         this.onError(error);
       }
@@ -122,15 +126,21 @@ export class GraphStage {
   }
 
   layout(svgText, job) {
+    // An XML parse (it runs nothing: no handler of a parsed element ever fires), then the
+    // elements are adopted into this document (moved, not copied).
     const parsed = new DOMParser().parseFromString(svgText, 'image/svg+xml').documentElement;
     if (!parsed || parsed.nodeName !== 'svg') throw new Error('Graphviz made no SVG');
     const [, , width, height] = (parsed.getAttribute('viewBox') || '0 0 100 100').split(/\s+/).map(Number);
     const graph = parsed.querySelector('g.graph') || parsed.querySelector('g');
     const before = this.screenPositions();
+    // measured once, before the new drawing is in the page: measuring after each change
+    // would make the browser lay the whole drawing out again each time
+    this.box = null;
+    this.box = this.size();
     const svg = svgEl('svg', { class: 'agl-canvas', role: 'img',
       'aria-label': 'computational graph (click a node to inspect it)' });
     const viewport = svgEl('g', { class: 'agl-viewport' });
-    const content = document.importNode(graph, true);
+    const content = document.adoptNode(graph);
     content.setAttribute('id', this.uid);
     for (const title of content.querySelectorAll('title')) title.remove();
     viewport.appendChild(content);
@@ -151,7 +161,8 @@ export class GraphStage {
 
   // Every engine node's cells.  Graphviz draws a node's table as its border, then each
   // cell as a filled box followed by its text, in the order of the cells (the order of
-  // the node's texts in the payload); each box and text go into a group of their own.
+  // the node's texts in the payload).  Box and text get the cell's classes
+  // (``agl-cell-box``/``agl-cell-text`` and ``agl-cell-<part>``); nothing is moved.
   indexCells(nodes) {
     this.cells = new Map();
     for (const node of this.svg.querySelectorAll('g.node')) {
@@ -168,18 +179,17 @@ export class GraphStage {
           index += 1;
           const part = parts[index];
           if (!part) break;
-          const group = svgEl('g', { class: `agl-cell agl-cell-${part}` });
-          child.replaceWith(group);
-          group.appendChild(child);
-          current = { group, box: polygonBox(child), text: null };
+          current = { part, box: polygonBox(child), shape: child, text: null };
           cells[part] = current;
         } else if (child.tagName === 'text' && current) {
           if (current.text) child.remove();  // one text per cell
-          else current.group.appendChild(child);
-          current.text = current.text || child;
+          else current.text = child;
         }
       }
-      for (const cell of Object.values(cells)) cell.text = cellText(cell.group, cell.box, cell.text);
+      for (const cell of Object.values(cells)) {
+        cell.text = cellText(cell.shape, cell.box, cell.text);
+        cell.state = null;
+      }
       this.cells.set(id, { node, cells });
     }
   }
@@ -196,8 +206,12 @@ export class GraphStage {
         const text = info.text && info.text[part];
         if (typeof text === 'string' && cell.text.textContent !== text) cell.text.textContent = text;
         const state = (info.cell && info.cell[part]) || '';
-        const name = `agl-cell agl-cell-${part}${state ? ` ${state}` : ''}`;
-        if (cell.group.getAttribute('class') !== name) cell.group.setAttribute('class', name);
+        if (cell.state !== state) {
+          cell.state = state;
+          const more = state ? ` ${state}` : '';
+          cell.shape.setAttribute('class', `agl-cell-box agl-cell-${part}${more}`);
+          cell.text.setAttribute('class', `agl-cell-text agl-cell-${part}${more}`);
+        }
       }
     }
   }
@@ -218,6 +232,7 @@ export class GraphStage {
   }
 
   size() {
+    if (this.box) return this.box;
     const rect = this.container.getBoundingClientRect();
     return { w: Math.max(rect.width, 200), h: Math.max(rect.height, 150) };
   }
@@ -272,7 +287,14 @@ export class GraphStage {
       if (entry) [cx, cy] = this.center(entry);
       else cy = h / (2 * k);
     }
-    this.apply(zoomIdentity.translate(w / 2 - k * cx, h / 2 - k * cy).scale(k));
+    // centred on the focus, but no empty band where the graph could be: a graph bigger
+    // than the stage keeps its edges at the stage's edges
+    const pad = 8;
+    const clamp = (t, size, view) => (size * k + 2 * pad <= view ? (view - size * k) / 2
+      : Math.min(pad, Math.max(view - pad - size * k, t)));
+    const tx = clamp(w / 2 - k * cx, this.bounds.width, w);
+    const ty = clamp(h / 2 - k * cy, this.bounds.height, h);
+    this.apply(zoomIdentity.translate(tx, ty).scale(k));
   }
 
   // The translate Graphviz gives its graph group.
@@ -293,6 +315,7 @@ export class GraphStage {
   }
 
   fit() {
+    this.box = null;  // the stage may have been resized since the last layout
     const { w, h } = this.size();
     const k = Math.min(MAX_SCALE, this.fitScale());
     const [cx, cy] = [this.bounds.width / 2, this.bounds.height / 2];
@@ -304,19 +327,26 @@ export class GraphStage {
   }
 
   // -- overview: the whole graph small, the visible part framed ----------------------------
+  // The box takes the graph's shape within 150 x 110 px (a tall chain is a tall strip);
+  // the frame is drawn in the box's pixels, at least 8 px each way, so it shows even
+  // where the graph is a thousand times taller than the box.
   drawOverview() {
     this.overview.replaceChildren();
     const { width, height } = this.bounds;
-    // the box takes the graph's shape (a tall chain is a tall strip), within 150 x 110
     const k = Math.min(150 / width, 110 / height);
-    this.overview.style.width = `${Math.max(28, Math.round(width * k))}px`;
-    this.overview.style.height = `${Math.max(28, Math.round(height * k))}px`;
-    const mini = svgEl('svg', { viewBox: `0 0 ${width} ${height}`,
-      preserveAspectRatio: 'xMidYMid meet', 'aria-hidden': 'true' });
+    const w = Math.max(28, Math.round(width * k));
+    const h = Math.max(28, Math.round(height * k));
+    this.overview.style.width = `${w}px`;
+    this.overview.style.height = `${h}px`;
+    this.miniScale = k;
+    this.miniOffset = [(w - width * k) / 2, (h - height * k) / 2];
+    const mini = svgEl('svg', { width: w, height: h, 'aria-hidden': 'true' });
+    const picture = svgEl('g', { transform: `translate(${this.miniOffset[0]} ${this.miniOffset[1]}) scale(${k})` });
     const use = svgEl('use');
     use.setAttribute('href', `#${this.uid}`);
+    picture.appendChild(use);
     this.frame = svgEl('rect', { class: 'agl-view-box' });
-    mini.append(use, this.frame);
+    mini.append(picture, this.frame);
     this.overview.appendChild(mini);
     this.updateOverview();
   }
@@ -327,25 +357,28 @@ export class GraphStage {
     const t = this.transform;
     const [x0, y0] = t.invert([0, 0]);
     const [x1, y1] = t.invert([w, h]);
-    this.frame.setAttribute('x', String(x0));
-    this.frame.setAttribute('y', String(y0));
-    this.frame.setAttribute('width', String(Math.max(1, x1 - x0)));
-    this.frame.setAttribute('height', String(Math.max(1, y1 - y0)));
+    const k = this.miniScale;
+    const [ox, oy] = this.miniOffset;
+    const fw = Math.max(8, (x1 - x0) * k);
+    const fh = Math.max(8, (y1 - y0) * k);
+    this.frame.setAttribute('x', String(ox + ((x0 + x1) / 2) * k - fw / 2));
+    this.frame.setAttribute('y', String(oy + ((y0 + y1) / 2) * k - fh / 2));
+    this.frame.setAttribute('width', String(fw));
+    this.frame.setAttribute('height', String(fh));
     const fitsNow = this.bounds.width * t.k <= w + 1 && this.bounds.height * t.k <= h + 1;
     this.overview.hidden = fitsNow;
-    this.hint.textContent = fitsNow ? '' : 'Part of the graph: drag to pan, Ctrl+wheel to zoom, Fit for all';
+    this.hint.textContent = fitsNow ? '' : 'Part of the graph: drag to pan, Fit for all';
   }
 
   panToOverview(event) {
-    const svg = this.overview.querySelector('svg');
-    if (!svg || !this.transform) return;
-    const point = svg.createSVGPoint();
-    point.x = event.clientX;
-    point.y = event.clientY;
-    const local = point.matrixTransform(svg.getScreenCTM().inverse());
+    if (!this.transform || !this.miniScale) return;
+    const box = this.overview.getBoundingClientRect();
+    const k = this.miniScale;
+    const x = (event.clientX - box.left - this.miniOffset[0]) / k;
+    const y = (event.clientY - box.top - this.miniOffset[1]) / k;
     const { w, h } = this.size();
-    const k = this.transform.k;
-    this.apply(zoomIdentity.translate(w / 2 - k * local.x, h / 2 - k * local.y).scale(k));
+    const s = this.transform.k;
+    this.apply(zoomIdentity.translate(w / 2 - s * x, h / 2 - s * y).scale(s));
   }
 
   svgText() {

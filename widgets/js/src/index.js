@@ -80,7 +80,10 @@ function render({ model, el: host }) {
 
   const send = (msg) => model.send(msg);
   let layouts = 0;
+  const hint = el('span', 'agl-hint');
+  root.querySelector('.agl-legend').prepend(hint);
   const graph = new GraphStage(graphBox, {
+    hint,
     onClick: (id) => send({ type: 'select', id }),
     onReady: () => {
       layouts += 1;
@@ -99,12 +102,17 @@ function render({ model, el: host }) {
   });
   const status_ = () => model.get('status') || {};
   const guess = (values) => send({ type: 'guess', value: values });
+  let shownPosition = null;
   const syncStatus = () => {
     const st = status_();
     renderStatus(status, st);
     syncToolbar(tools, st);
     tools.buttons['run-to'].disabled = !((model.get('panel') || {}).actions || []).includes('run-to');
     renderLedger(ledgerBox, model.get('ledger') || {}, st, guess);
+    if (st.position !== shownPosition) {  // a new step: its explanation from the top
+      shownPosition = st.position;
+      ledgerBox.scrollTop = 0;
+    }
   };
   const syncPanel = () => {
     const panel = model.get('panel') || {};

@@ -61,7 +61,11 @@ export function renderLedger(box, ledger, st, onGuess) {
   const keep = focused && box.contains(focused) && focused.classList.contains('agl-guess');
   const typed = keep ? Array.from(box.querySelectorAll('input.agl-guess')).map((i) => i.value) : null;
   box.replaceChildren();
-  const sections = (ledger && ledger.sections) || [];
+  const sections = ((ledger && ledger.sections) || []).slice();
+  // in predict mode the question (the next step) comes first
+  if (st.predict && sections.length > 1 && sections[sections.length - 1].kind === 'next') {
+    sections.unshift(sections.pop());
+  }
   if (!sections.length) {
     box.appendChild(el('div', 'agl-empty', st.done ? 'No step to explain here.'
       : 'Press Step: each function\u2019s backward will be explained here.'));

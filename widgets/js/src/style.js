@@ -91,10 +91,9 @@ export const STYLE = `
 .agl-overview svg { width: 100%; height: 100%; display: block; }
 .agl-overview .agl-view-box { fill: color-mix(in srgb, var(--agl-accent) 18%, transparent);
   stroke: var(--agl-accent); stroke-width: 2px; vector-effect: non-scaling-stroke; }
-.agl-hint { position: absolute; left: 8px; bottom: 6px; font-size: 14px; color: var(--agl-fg);
-  background: var(--agl-bg); padding: 1px 6px; border-radius: 4px; }
-.agl-hint:empty { display: none; }
-.agl-side { flex: 0 0 380px; display: flex; flex-direction: column; gap: 6px; min-width: 0; }
+.agl-legend .agl-hint { font-weight: 600; }
+.agl-legend .agl-hint:empty { display: none; }
+.agl-side { flex: 0 0 350px; display: flex; flex-direction: column; gap: 6px; min-width: 0; }
 .agl-status {
   flex: 0 0 auto; height: 3.9em; overflow: hidden; padding: 4px 10px; border-radius: 8px;
   background: var(--agl-panel); border-left: 4px solid var(--agl-accent);
@@ -114,7 +113,8 @@ export const STYLE = `
 .agl-sec-next h4::before { content: '▶ '; color: var(--agl-next-text); }
 .agl-rows { border-collapse: collapse; width: 100%; }
 .agl-rows th { text-align: left; font-weight: 500; color: var(--agl-muted); padding: 1px 10px 1px 0;
-  white-space: nowrap; vertical-align: top; font-family: var(--agl-mono); }
+  white-space: nowrap; vertical-align: top; font-family: var(--agl-mono); width: 1%;
+  min-width: 7ch; }
 .agl-rows td { font-family: var(--agl-mono); padding: 1px 0; word-break: break-word; }
 .agl-rows tr.result td, .agl-rows tr.sum td { font-weight: 600; }
 .agl-rows tr.pending td { color: var(--agl-fg); }
@@ -150,38 +150,37 @@ export const STYLE = `
 .agl-graph g.edge.edge-grad polygon { fill: #CC79A7; stroke: #CC79A7; }
 .agl-graph g.edge.edge-cut path { stroke-dasharray: 5 4; opacity: 0.75; }
 .agl-graph g.cluster > polygon, .agl-graph g.cluster path { stroke: var(--agl-line); fill: none; }
-.agl-graph g.node > g > a > polygon { stroke: var(--agl-edge); stroke-width: 1.5px; }
-.agl-graph .agl-cell > polygon { fill: var(--agl-node); stroke: none; }
-.agl-graph g.node.input .agl-cell > polygon { fill: var(--agl-input); }
-.agl-graph g.node.output .agl-cell > polygon { fill: var(--agl-output); }
-.agl-graph g.node.parameter .agl-cell > polygon { fill: var(--agl-param); }
-.agl-graph g.node.constant .agl-cell > polygon { fill: var(--agl-const); }
-.agl-graph g.node.function .agl-cell > polygon { fill: var(--agl-func); }
-.agl-graph g.node.grad-of-grad .agl-cell > polygon { fill: var(--agl-higher); }
-.agl-graph g.node .agl-cell.agl-cell-gcap > polygon,
-.agl-graph g.node .agl-cell.agl-cell-grad > polygon { fill: var(--agl-grad); }
-.agl-graph g.node .agl-cell.agl-cell-grad.fresh > polygon { fill: var(--agl-fresh); }
-.agl-graph g.node.input > g > a > polygon { stroke: #0072B2; stroke-width: 2px; }
-.agl-graph g.node.output > g > a > polygon { stroke: #009E73; stroke-width: 3px; }
-.agl-graph g.node.parameter > g > a > polygon { stroke: #E69F00; stroke-width: 2px; }
-.agl-graph g.node.grad-of-grad > g > a > polygon { stroke: #CC79A7; stroke-width: 2.5px;
+.agl-graph g.node > g > a > polygon:not(.agl-cell-box) { stroke: var(--agl-edge); stroke-width: 1.5px; }
+.agl-graph polygon.agl-cell-box { fill: var(--agl-node); stroke: none; }
+.agl-graph g.node.input polygon.agl-cell-box { fill: var(--agl-input); }
+.agl-graph g.node.output polygon.agl-cell-box { fill: var(--agl-output); }
+.agl-graph g.node.parameter polygon.agl-cell-box { fill: var(--agl-param); }
+.agl-graph g.node.constant polygon.agl-cell-box { fill: var(--agl-const); }
+.agl-graph g.node.function polygon.agl-cell-box { fill: var(--agl-func); }
+.agl-graph g.node.grad-of-grad polygon.agl-cell-box { fill: var(--agl-higher); }
+.agl-graph g.node polygon.agl-cell-box.agl-cell-gcap,
+.agl-graph g.node polygon.agl-cell-box.agl-cell-grad { fill: var(--agl-grad); }
+.agl-graph g.node polygon.agl-cell-box.agl-cell-grad.fresh { fill: var(--agl-fresh); }
+.agl-graph g.node.input > g > a > polygon:not(.agl-cell-box) { stroke: #0072B2; stroke-width: 2px; }
+.agl-graph g.node.output > g > a > polygon:not(.agl-cell-box) { stroke: #009E73; stroke-width: 3px; }
+.agl-graph g.node.parameter > g > a > polygon:not(.agl-cell-box) { stroke: #E69F00; stroke-width: 2px; }
+.agl-graph g.node.grad-of-grad > g > a > polygon:not(.agl-cell-box) { stroke: #CC79A7; stroke-width: 2.5px;
   stroke-dasharray: 6 3; }
-.agl-graph g.node.on-device > g > a > polygon { stroke: #D55E00; stroke-width: 3px;
+.agl-graph g.node.on-device > g > a > polygon:not(.agl-cell-box) { stroke: #D55E00; stroke-width: 3px;
   stroke-dasharray: 2 2; }
-.agl-graph g.node.function.ran .agl-cell-mark text { fill: var(--agl-good); font-weight: 700; }
-.agl-graph .agl-cell-name text, .agl-graph .agl-cell-op text { font-weight: 700; }
-.agl-graph .agl-cell-gcap text, .agl-graph .agl-cell-fid text { fill: var(--agl-muted); }
-.agl-graph .agl-cell.none text, .agl-graph .agl-cell.freed text { font-style: italic; }
-.agl-graph .agl-cell.none text { fill: var(--agl-muted); }
-.agl-graph .agl-cell.hidden text { font-weight: 700; }
-.agl-graph .agl-cell.stale text { text-decoration: line-through; }
-.agl-graph g.node.hl-next > g > a > polygon { stroke: var(--agl-next); stroke-width: 4px; }
-.agl-graph g.node.hl-next .agl-cell-mark text { fill: var(--agl-next-text); }
-.agl-graph g.node.hl-selected > g > a > polygon { stroke: var(--agl-fg); stroke-width: 4px; }
-.agl-graph g.node.hl-upstream > g > a > polygon { stroke: #E69F00; stroke-width: 3px; }
-.agl-graph g.node.hl-downstream > g > a > polygon { stroke: #56B4E9; stroke-width: 3px; }
-.agl-graph g.node.hl-search > g > a > polygon { stroke: #F0E442; stroke-width: 4px; }
-.agl-graph g.node.hl-cut > g > a > polygon { stroke: #CC0000; stroke-width: 4px;
+.agl-graph g.node.function.ran text.agl-cell-mark { fill: var(--agl-good); font-weight: 700; }
+.agl-graph text.agl-cell-name, .agl-graph text.agl-cell-op { font-weight: 700; }
+.agl-graph text.agl-cell-gcap, .agl-graph text.agl-cell-fid { fill: var(--agl-muted); }
+.agl-graph text.agl-cell-text.none, .agl-graph text.agl-cell-text.freed { font-style: italic; }
+.agl-graph text.agl-cell-text.none { fill: var(--agl-muted); }
+.agl-graph text.agl-cell-text.stale { text-decoration: line-through; }
+.agl-graph g.node.hl-next > g > a > polygon:not(.agl-cell-box) { stroke: var(--agl-next); stroke-width: 4px; }
+.agl-graph g.node.hl-next text.agl-cell-mark { fill: var(--agl-next-text); }
+.agl-graph g.node.hl-selected > g > a > polygon:not(.agl-cell-box) { stroke: var(--agl-fg); stroke-width: 4px; }
+.agl-graph g.node.hl-upstream > g > a > polygon:not(.agl-cell-box) { stroke: #E69F00; stroke-width: 3px; }
+.agl-graph g.node.hl-downstream > g > a > polygon:not(.agl-cell-box) { stroke: #56B4E9; stroke-width: 3px; }
+.agl-graph g.node.hl-search > g > a > polygon:not(.agl-cell-box) { stroke: #F0E442; stroke-width: 4px; }
+.agl-graph g.node.hl-cut > g > a > polygon:not(.agl-cell-box) { stroke: #CC0000; stroke-width: 4px;
   stroke-dasharray: 5 3; }
 .agl-graph g.node.collapsed-link > polygon, .agl-graph g.node.more > polygon {
   fill: var(--agl-panel); stroke: var(--agl-edge); }
