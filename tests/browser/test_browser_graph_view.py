@@ -237,6 +237,22 @@ def test_a_graph_a_class_can_read(front_end, page, notebook_root):
     ids = probe.eval('_ids(view)')
     x_id = ids['x']
 
+    # -- controls: one row of primary buttons; every control named, with a tooltip -------
+    controls = widget.evaluate("""(root) => Array.from(root.querySelectorAll(
+        'button, input, select')).map((c) => [c.dataset.action || c.className,
+        c.getAttribute('aria-label') || '', c.title || '', c.tagName])""")
+    unnamed = [c for c in controls if not c[1] or not c[2]]
+    assert not unnamed, f'controls without an accessible name or a tooltip: {unnamed}'
+    row = widget.locator('.agl-toolbar > button')
+    assert [b.get_attribute('data-action') for b in row.all()] == \
+        ['back', 'step', 'run', 'reset', 'predict', 'fit']
+    keys = {c[0]: c[2] for c in controls}
+    for action in ('back', 'step', 'run', 'reset', 'predict', 'fit', 'menu', 'device',
+                   'unchain', 'run-to', 'export-svg'):
+        assert '(key ' in keys[action], (action, keys[action])
+    tops = {round(b.bounding_box()['y']) for b in row.all()}
+    assert len(tops) == 1  # one row
+
     # -- the tutorial graph: legible, tidy, a stage that stays put -----------------------
     assert len(pc.node_texts(widget)) == 9  # x, y, v2..v4 and four functions
     assert_legible(widget, 14, 'tutorial')
@@ -336,6 +352,11 @@ def test_a_graph_a_class_can_read(front_end, page, notebook_root):
     assert box['x'] <= nxt['x'] and nxt['x'] + nxt['width'] <= box['x'] + box['width']
     assert box['y'] <= nxt['y'] and nxt['y'] + nxt['height'] <= box['y'] + box['height']
     expect(chain.locator('.agl-overview')).to_be_visible()
+    # the overview shows this widget's graph (ids are unique in a page of several views)
+    assert chain.evaluate("""(root) => {
+        const id = root.querySelector('.agl-overview use').getAttribute('href').slice(1);
+        return document.querySelectorAll(`[id="${id}"]`).length === 1
+            && !!root.querySelector(`.agl-graph [id="${id}"]`); }""")
     chain.screenshot(path=str(jh.ARTIFACTS / f'{name}-chain500.png'))
 
     # -- the dark theme: every text of every control readable ----------------------------

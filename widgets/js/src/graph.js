@@ -60,7 +60,8 @@ export class GraphStage {
     this.onClick = onClick;
     this.onReady = onReady;
     this.onError = onError;
-    this.uid = `agl-stage-${(stageCount += 1)}`;
+    // unique in the page: hosts may load this module once per widget (counters restart)
+    this.uid = `agl-stage-${(stageCount += 1)}-${Math.random().toString(36).slice(2, 10)}`;
     this.key = null;
     this.dot = null;
     this.pending = null;
