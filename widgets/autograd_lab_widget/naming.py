@@ -50,6 +50,12 @@ class Names:
             self._counts[category] += 1
             numbers[ident] = self._counts[category]
 
+    def forget(self, keep: set) -> None:
+        """Drop the numbers of nodes outside ``keep`` (pruned: no view shows them again);
+        the counters go on, so a name is never given twice."""
+        self._numbers = {i: k for i, k in self._numbers.items() if i in keep}
+        self._table = None
+
     def number(self, ident: int) -> int | None:
         """The short number of node ``ident`` (None if the view never met it)."""
         return self._numbers.get(ident)

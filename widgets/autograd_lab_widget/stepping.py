@@ -254,6 +254,13 @@ class StepModel:
                                       or size > bounds.PRUNE_FORCE * self._prune_at):
             Timeline.prune(self.live, self.pinned())
             self._prune_at = bounds.next_prune_at(len(self.live.model.nodes))
+            # what the view keeps per node goes with the nodes (those of the history
+            # window's checkpoint stay too: Back can show them)
+            keep = set(self.live.model.nodes)
+            if self.timeline.base is not None:
+                keep |= set(self.timeline.base.model.nodes)
+            self.names.forget(keep)
+            self._look.slots = {i: k for i, k in self._look.slots.items() if i in keep}
 
     def _trim(self, k: int) -> None:
         self.timeline.trim(k, self.pinned(), bounds.PRUNE_FORCE * self._prune_at)

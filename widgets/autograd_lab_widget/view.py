@@ -115,6 +115,15 @@ class GraphView(anywidget.AnyWidget):
         model = StepModel(outputs, events_log=events_log, retain_grad=retain_grad,
                           enable_double_backprop=enable_double_backprop, links=links,
                           history=history)
+        try:
+            self._setup(model, height, options, kwargs)
+        except BaseException:
+            model.close()  # a bad argument leaves no subscriber behind
+            raise
+        _remember_live(self)
+
+    def _setup(self, model: StepModel, height: int, options: dict | None,
+               kwargs: dict) -> None:
         super().__init__(**kwargs)
         self._model = model
         self._timer = False
@@ -146,7 +155,6 @@ class GraphView(anywidget.AnyWidget):
         model.on_change = changed
         self.on_msg(self._on_browser_msg)
         self.refresh()
-        _remember_live(self)
 
     # ---- the model -------------------------------------------------------------------
 
