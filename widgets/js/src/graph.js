@@ -16,12 +16,13 @@ const LEGIBLE_PX = 14;       // small graphs: text never smaller than this
 const BIG_LEGIBLE_PX = 12;   // big graphs (over BIG_NODES): around the focus node
 const BIG_NODES = 30;
 const MAX_SCALE = 1.6;       // a tiny graph is enlarged at most this much
-let graphvizLoading = null;
-let stageCount = 0;
+// Hosts may load this module once per widget (JupyterLab and Voila do): the compiled
+// Graphviz is kept where every copy of the module finds it, so it is compiled once a page.
+const GRAPHVIZ = Symbol.for('autograd_lab_widget.graphviz');
 
 function loadGraphviz() {
-  if (!graphvizLoading) graphvizLoading = Graphviz.load();
-  return graphvizLoading;
+  if (!globalThis[GRAPHVIZ]) globalThis[GRAPHVIZ] = Graphviz.load();
+  return globalThis[GRAPHVIZ];
 }
 
 function svgEl(tag, attrs = {}) {
@@ -60,8 +61,6 @@ export class GraphStage {
     this.onClick = onClick;
     this.onReady = onReady;
     this.onError = onError;
-    // unique in the page: hosts may load this module once per widget (counters restart)
-    this.uid = `agl-stage-${(stageCount += 1)}-${Math.random().toString(36).slice(2, 10)}`;
     this.key = null;
     this.dot = null;
     this.pending = null;
@@ -71,7 +70,13 @@ export class GraphStage {
     this.transform = null;    // the current zoom transform
     this.svg = null;
     this.viewport = null;
+    // The extent is the stage's box, given here: d3-zoom would otherwise read the SVG's
+    // width, a percentage it cannot resolve while the output is not laid out yet.
     this.zoomer = zoom()
+      .extent(() => {
+        const { w, h } = this.size();
+        return [[0, 0], [w, h]];
+      })
       .scaleExtent([0.05, 4])
       .filter((e) => (e.type !== 'wheel' || e.ctrlKey || e.metaKey) && !e.button)
       .on('zoom', (e) => this.zoomed(e));
@@ -82,6 +87,10 @@ export class GraphStage {
     this.overview.addEventListener('click', (e) => this.panToOverview(e));
     this.hint = hint;  // a line outside the graph: it must not cover any node
     container.append(this.overview);
+    if (typeof ResizeObserver !== 'undefined') {
+      this.observer = new ResizeObserver(() => this.resized());
+      this.observer.observe(container);
+    }
     container.addEventListener('click', (event) => {
       const node = event.target.closest && event.target.closest('g.node');
       if (node && this.svg && this.svg.contains(node)) {
@@ -104,6 +113,7 @@ export class GraphStage {
       return;
     }
     this.busy = true;
+    const asked = performance.now();
     loadGraphviz().then((gv) => {
       try {
         const t0 = performance.now();
@@ -111,7 +121,8 @@ export class GraphStage {
         const t1 = performance.now();
         this.layout(svg, job);
         // where a first drawing's time goes (read by benchmarks/widget_latency.py)
-        this.container.dataset.aglTimes = `graphviz ${Math.round(t1 - t0)} ms, page ${Math.round(performance.now() - t1)} ms`;
+        this.container.dataset.aglTimes = `wasm ready ${Math.round(t0 - asked)} ms, graphviz `
+          + `${Math.round(t1 - t0)} ms, page ${Math.round(performance.now() - t1)} ms`;
       } catch (error) {
         this.onError(error);
       }
@@ -142,7 +153,6 @@ export class GraphStage {
       'aria-label': 'computational graph (click a node to inspect it)' });
     const viewport = svgEl('g', { class: 'agl-viewport' });
     const content = document.adoptNode(graph);
-    content.setAttribute('id', this.uid);
     for (const title of content.querySelectorAll('title')) title.remove();
     viewport.appendChild(content);
     svg.appendChild(viewport);
@@ -296,6 +306,22 @@ export class GraphStage {
     const tx = clamp(w / 2 - k * cx, this.bounds.width, w);
     const ty = clamp(h / 2 - k * cy, this.bounds.height, h);
     this.apply(zoomIdentity.translate(tx, ty).scale(k));
+    this.placedBySelf = true;
+    this.focusId = focusId;
+  }
+
+  // The stage got its size only after the drawing (an output not laid out yet, a
+  // resized window): open it again for the new size, unless the user has moved it.
+  resized() {
+    if (!this.svg || !this.bounds) return;
+    const rect = this.container.getBoundingClientRect();
+    const box = this.box;
+    if (!rect.width || !rect.height || (box && Math.abs(box.w - rect.width) < 2
+        && Math.abs(box.h - rect.height) < 2)) return;
+    this.box = null;
+    this.box = this.size();
+    if (this.placedBySelf) this.home(this.focusId);
+    else this.updateOverview();
   }
 
   // The translate Graphviz gives its graph group.
@@ -310,6 +336,7 @@ export class GraphStage {
   }
 
   zoomed(event) {
+    if (event.sourceEvent) this.placedBySelf = false;  // the user moved: leave it there
     this.transform = event.transform;
     this.viewport.setAttribute('transform', event.transform.toString());
     this.updateOverview();
@@ -343,9 +370,19 @@ export class GraphStage {
     this.miniOffset = [(w - width * k) / 2, (h - height * k) / 2];
     const mini = svgEl('svg', { width: w, height: h, 'aria-hidden': 'true' });
     const picture = svgEl('g', { transform: `translate(${this.miniOffset[0]} ${this.miniOffset[1]}) scale(${k})` });
-    const use = svgEl('use');
-    use.setAttribute('href', `#${this.uid}`);
-    picture.appendChild(use);
+    // one box per node (a copy of the drawing would be redrawn at every step)
+    const inner = this.innerOffset();
+    for (const { node, cells } of this.cells.values()) {
+      const boxes = Object.values(cells).map((c) => c.box);
+      if (!boxes.length) continue;
+      const x0 = Math.min(...boxes.map((b) => b.x));
+      const y0 = Math.min(...boxes.map((b) => b.y));
+      const x1 = Math.max(...boxes.map((b) => b.x + b.width));
+      const y1 = Math.max(...boxes.map((b) => b.y + b.height));
+      const kind = node.classList.contains('function') ? 'agl-mini-function' : 'agl-mini-variable';
+      picture.appendChild(svgEl('rect', { class: kind, x: x0 + inner.x, y: y0 + inner.y,
+        width: x1 - x0, height: y1 - y0 }));
+    }
     this.frame = svgEl('rect', { class: 'agl-view-box' });
     mini.append(picture, this.frame);
     this.overview.appendChild(mini);

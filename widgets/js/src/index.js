@@ -226,6 +226,7 @@ function render({ model, el: host }) {
   syncGraph();
   return () => {
     for (const [name, fn] of handlers) model.off(name, fn);
+    if (graph.observer) graph.observer.disconnect();
   };
 }
 

@@ -89,6 +89,8 @@ export const STYLE = `
 }
 .agl-overview[hidden] { display: none; }
 .agl-overview svg { width: 100%; height: 100%; display: block; }
+.agl-overview .agl-mini-variable { fill: var(--agl-edge); }
+.agl-overview .agl-mini-function { fill: var(--agl-accent); }
 .agl-overview .agl-view-box { fill: color-mix(in srgb, var(--agl-accent) 18%, transparent);
   stroke: var(--agl-accent); stroke-width: 2px; vector-effect: non-scaling-stroke; }
 .agl-legend .agl-hint { font-weight: 600; }
