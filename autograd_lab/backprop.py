@@ -51,7 +51,7 @@ from autograd_lab.function import ARRAY_GRADS as _ARRAY_GRADS
 from autograd_lab import events as _events
 from autograd_lab.configuration import _BackpropModeContext, config
 from autograd_lab import function_hook as _function_hook
-from autograd_lab.function_node import FunctionNode
+from autograd_lab.function_node import FunctionNode, backward_scope
 from autograd_lab.variable import Variable
 
 _ndarray = numpy.ndarray
@@ -501,6 +501,13 @@ class BackwardStepper:
                       observed: bool = False) -> BackwardStep | None:
         """Run ``func``'s backward; ``record``: return what it did; ``observed``: announce
         it (the step-begin group is the caller's)."""
+        if self._double:  # the functions applied now compute gradients (grad-of-grad)
+            with backward_scope(func):
+                return self._run_backward(func, record, observed)
+        return self._run_backward(func, record, observed)
+
+    def _run_backward(self, func: FunctionNode, record: bool,
+                      observed: bool) -> BackwardStep | None:
         announce = observed and self._run_id is not None and bool(_events._subscribers)
         # Announced leaf grads join the step-end group, unless the sums below are functions
         # (double backprop, hooks) whose events must come between them: then each goes out

@@ -28,6 +28,7 @@ array(6.)
 
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import Any
 from collections.abc import Iterable
@@ -47,6 +48,37 @@ _ndarray = numpy.ndarray
 _generic = numpy.generic
 _ref = weakref.ref
 _new = object.__new__
+
+# Double backprop: functions applied while a backward that builds a graph runs compute
+# gradients (grad-of-grad).  The stepper marks that time with ``backward_scope``; apply()
+# then records the order.  ``_building`` counts such scopes in every thread, so that
+# plain forward pays one test of a global and no thread-local look-up.
+_building = 0
+_building_lock = threading.Lock()
+_backward_of = threading.local()
+
+
+class backward_scope:
+    """``with backward_scope(func):`` functions applied inside compute ``func``'s
+    gradients: their :attr:`FunctionNode.backward_order` is one more than ``func``'s."""
+
+    __slots__ = ('_func', '_outer')
+
+    def __init__(self, func: Any) -> None:
+        self._func = func
+
+    def __enter__(self) -> None:
+        global _building
+        with _building_lock:
+            _building += 1
+        self._outer = getattr(_backward_of, 'func', None)
+        _backward_of.func = self._func
+
+    def __exit__(self, *exc: object) -> None:
+        global _building
+        _backward_of.func = self._outer
+        with _building_lock:
+            _building -= 1
 
 
 class FunctionNode:
@@ -72,6 +104,21 @@ class FunctionNode:
                                            for k in cls.__mro__ if k is not FunctionNode)
     #: set to the FunctionNode whose backward applied this node (None in plain forward).
     _applied_in_backward_of = None
+    _backward_order = 0
+
+    @property
+    def backward_order(self) -> int:
+        """0 for a function applied in forward; ``k + 1`` for one applied by the backward
+        of a function of order ``k`` (under ``enable_double_backprop``: the functions
+        that compute gradients, grad-of-grad).  Not a Chainer attribute.
+
+        >>> import numpy as np, autograd_lab as chainer
+        >>> x = chainer.Variable(np.array(3.0))
+        >>> gx, = chainer.grad([x ** 3], [x], enable_double_backprop=True)
+        >>> (x ** 3).creator.backward_order, gx.creator.backward_order
+        (0, 1)
+        """
+        return self._backward_order
 
     @property
     def label(self) -> str:
@@ -217,6 +264,10 @@ class FunctionNode:
             rets.append(var)
             out_refs.append(_ref(node))
         self.outputs = tuple(out_refs)
+        if _building:  # a backward that builds a graph is running (in some thread)
+            parent = getattr(_backward_of, 'func', None)
+            if parent is not None:
+                self._backward_order = parent._backward_order + 1
 
         if self._input_indexes_to_retain is not None:
             in_nodes = self.inputs
