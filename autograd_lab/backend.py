@@ -17,10 +17,11 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from types import ModuleType
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy
 
@@ -29,15 +30,74 @@ _CUDA_SETUP_ERROR = ('CUDA environment is not correctly set up\n'
                      'No module named \'cupy\' or no GPU is available')
 
 
+def _convert_arrays(arrays: Any, convert: Callable[[Any], Any]) -> Any:
+    """``convert`` one array, or each array of a list or tuple (same container type).
+
+    An array that occurs several times in the container is converted once, so the
+    results stay one object too; None entries stay None.
+    """
+    if not isinstance(arrays, (list, tuple)):
+        return convert(arrays)
+    done: dict = {}
+    out = []
+    for a in arrays:
+        if a is None:
+            out.append(None)
+            continue
+        b = done.get(id(a))
+        if b is None:
+            b = done[id(a)] = convert(a)
+        out.append(b)
+    return type(arrays)(out)
+
+
+class _NoContext:
+    """What ``using_device`` enters for a device with no notion of a current device."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
 class Device:
     """A place arrays live in; subclasses say which ``xp`` and how to send arrays there."""
 
     xp: ModuleType
     name: str
+    supported_array_types: tuple = ()
 
-    def send(self, array: Any) -> Any:
-        """Return ``array`` on this device (the same object if it is already here)."""
+    def send(self, arrays: Any) -> Any:
+        """Return ``arrays`` on this device: one array, or a list/tuple of them (None kept).
+
+        An array already on this device is returned as it is, not copied.
+
+        >>> import numpy as np
+        >>> a = np.zeros(2)
+        >>> CpuDevice().send((a, None, a))[0] is a
+        True
+        """
+        return _convert_arrays(arrays, self.send_array)
+
+    def send_array(self, array: Any) -> Any:
+        """Return one ``array`` on this device (the same object if it is already here)."""
         raise NotImplementedError
+
+    def is_array_supported(self, array: Any) -> bool:
+        """True when ``array`` lives on this device."""
+        raise NotImplementedError
+
+    def create_context(self) -> Any:
+        """A context manager in which this device is current (see :func:`using_device`)."""
+        return _NoContext()
+
+    def __enter__(self) -> None:
+        raise RuntimeError('Device class does not support runtime context using `with` '
+                           'statement. Use chainer.using_device instead.')
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Device) and str(self) == str(other)
@@ -60,19 +120,32 @@ class CpuDevice(Device):
 
     xp = numpy
     name = '@numpy'
+    supported_array_types = (numpy.ndarray,)
 
     def __repr__(self) -> str:
         return '<CpuDevice (numpy)>'
 
-    def send(self, array: Any) -> Any:
-        if array is None or (isinstance(array, numpy.ndarray) and type(array) is numpy.ndarray):
+    @staticmethod
+    def from_array(array: Any) -> CpuDevice | None:
+        """A CpuDevice if ``array`` is a NumPy array, else None."""
+        return CPU if type(array) is numpy.ndarray or (
+            isinstance(array, numpy.ndarray) and not _is_gpu(array)) else None
+
+    def send_array(self, array: Any) -> Any:
+        if array is None or type(array) is numpy.ndarray:
             return array
-        if isinstance(array, numpy.generic):
+        if isinstance(array, numpy.generic) or numpy.isscalar(array):
             return numpy.asarray(array)
         getter = getattr(array, 'get', None)  # CuPy and GPU-like arrays copy back with .get()
-        if getter is not None:
+        if getter is not None and is_array(array):
             return getter()
-        return numpy.asarray(array)
+        if isinstance(array, numpy.ndarray):
+            return array
+        raise TypeError('Array cannot be converted into an numpy.ndarray'
+                        f'\nActual type: {type(array)}.')
+
+    def is_array_supported(self, array: Any) -> bool:
+        return self.from_array(array) is not None
 
 
 class GpuBackend:
@@ -80,7 +153,9 @@ class GpuBackend:
 
     def __init__(self, xp: ModuleType, array_type: type, *, to_device: Callable[[Any, int], Any],
                  device_of: Callable[[Any], int], device_count: Callable[[], int],
-                 use: Callable[[int], None] = lambda index: None, label: str = 'cupy') -> None:
+                 use: Callable[[int], None] = lambda index: None, label: str = 'cupy',
+                 context: Callable[[int], Any] | None = None,
+                 current: Callable[[], int] | None = None) -> None:
         self.xp = xp
         self.array_type = array_type
         self.to_device = to_device
@@ -88,10 +163,44 @@ class GpuBackend:
         self.device_count = device_count
         self.use = use
         self.label = label
+        self.current = current  # the current device's index, where there is such a notion
+        # ``using_device``: a context manager making device N current (and restoring it)
+        self.context = context if context is not None else self._use_context
+
+    @contextlib.contextmanager
+    def _use_context(self, index: int) -> Iterator[None]:
+        previous = None if self.current is None else self.current()
+        self.use(index)
+        try:
+            yield
+        finally:
+            if previous is not None:
+                self.use(previous)
 
 
 class GpuDevice(Device):
     """A GPU, ``'@cupy:N'``."""
+
+    @staticmethod
+    def from_device_id(device_id: int) -> GpuDevice:
+        """The GpuDevice of CUDA device ``device_id`` (RuntimeError without a GPU)."""
+        gpu = _require_gpu()
+        if not (isinstance(device_id, (int, numpy.integer)) and not isinstance(device_id, bool)
+                and device_id >= 0):
+            raise ValueError(f'Invalid CUDA device ID: {device_id}')
+        return GpuDevice(gpu, int(device_id))
+
+    @staticmethod
+    def from_array(array: Any) -> GpuDevice | None:
+        """The GpuDevice holding ``array``, or None when it is not a GPU array."""
+        gpu = _gpu
+        if gpu is not None and _is_gpu(array):
+            return GpuDevice(gpu, gpu.device_of(array))
+        return None
+
+    @property
+    def supported_array_types(self) -> tuple:  # type: ignore[override]
+        return (self._gpu.array_type,)
 
     def __init__(self, gpu: GpuBackend, index: int) -> None:
         if not 0 <= index < gpu.device_count():
@@ -105,14 +214,26 @@ class GpuDevice(Device):
     def __repr__(self) -> str:
         return f'<GpuDevice (cupy):{self.device_id}>'
 
-    def send(self, array: Any) -> Any:
+    def __reduce__(self) -> tuple:
+        return get_device, (self.name,)  # the backend holds functions: pickle the name
+
+    def send_array(self, array: Any) -> Any:
         if array is None:
             return None
         if isinstance(array, self._gpu.array_type) and self._gpu.device_of(array) == self.device_id:
             return array
         if isinstance(array, numpy.generic):
             array = numpy.asarray(array)
+        if not isinstance(array, numpy.ndarray):
+            raise TypeError('The array sent to gpu must be an array or a NumPy scalar.'
+                            f'\nActual type: {type(array)}.')
         return self._gpu.to_device(array, self.device_id)
+
+    def is_array_supported(self, array: Any) -> bool:
+        return _is_gpu(array) and self._gpu.device_of(array) == self.device_id
+
+    def create_context(self) -> Any:
+        return self._gpu.context(self.device_id)
 
     def use(self) -> None:
         self._gpu.use(self.device_id)
@@ -138,7 +259,8 @@ def _probe_cupy() -> GpuBackend | None:
     return GpuBackend(cupy, cupy.ndarray, to_device=to_device,
                       device_of=lambda a: a.device.id,
                       device_count=cupy.cuda.runtime.getDeviceCount,
-                      use=lambda index: cupy.cuda.Device(index).use())
+                      use=lambda index: cupy.cuda.Device(index).use(),
+                      context=cupy.cuda.Device)
 
 
 def gpu_backend() -> GpuBackend | None:
@@ -187,19 +309,24 @@ def _require_gpu() -> GpuBackend:
 CPU = CpuDevice()
 
 
+_IDEEP_ERROR = ('iDeep is not available.\n'
+                'Reason: autograd_lab has no iDeep (@intel64) backend')
+
+
 def get_device(device_spec: Any) -> Device:
     """Return the :class:`Device` named by ``device_spec``.
 
-    Accepted forms: a Device; ``'@numpy'`` or ``-1`` (CPU); ``'@cupy:N'`` or an
-    int ``N >= 0`` (GPU N).  ``'@intel64'`` and ChainerX names (no ``'@'``) raise
-    ``RuntimeError`` because those backends are not part of autograd_lab.
+    Accepted forms: a Device; ``'@numpy'``, ``-1`` or ``'-1'`` (CPU); ``'@cupy:N'``,
+    an int ``N >= 0`` or ``'N'`` (GPU N).  ``'@intel64'`` and ChainerX names (no
+    ``'@'``) raise ``RuntimeError``: those backends are not part of autograd_lab.
 
     >>> get_device('@numpy')
     <CpuDevice (numpy)>
     >>> get_device('@foo')
     Traceback (most recent call last):
     ...
-    ValueError: Invalid device specifier: '@foo'
+    ValueError: Device specifiers starting with '@' must be followed by a module name and \
+depending on the module, module specific precise device specifiers. Actual: @foo
     """
     if isinstance(device_spec, Device):
         return device_spec
@@ -211,29 +338,54 @@ def get_device(device_spec: Any) -> Device:
             and device_spec[0] in ('@cupy', 'cupy')):
         return get_device(f'@cupy:{device_spec[1]}')
     if not isinstance(device_spec, str):
-        raise TypeError(f'Invalid device specifier: {device_spec!r}')
-    if device_spec == '@numpy':
-        return CPU
-    if device_spec.startswith('@cupy:'):
-        index = device_spec[len('@cupy:'):]
-        if not index.isdigit():
-            raise ValueError(f'Invalid device specifier: {device_spec!r}')
-        return GpuDevice(_require_gpu(), int(index))
-    if device_spec == '@intel64':
-        raise RuntimeError('iDeep (the @intel64 backend) is not available in autograd_lab')
+        raise TypeError('Device specifier must be a backend.Device, cuda.Device, '
+                        'chainerx.Device, integer or a string. '
+                        f'Actual: {type(device_spec)}')
+    try:
+        return get_device(int(device_spec))
+    except ValueError:
+        pass
     if device_spec.startswith('@'):
-        raise ValueError(f'Invalid device specifier: {device_spec!r}')
-    raise RuntimeError(f'ChainerX is not available (device specifier {device_spec!r} names a '
-                       'ChainerX device)')
+        module, colon, index = device_spec[1:].partition(':')
+        if module == 'numpy' and not colon:
+            return CPU
+        if module == 'cupy' and colon:
+            return GpuDevice.from_device_id(int(index))
+        if module == 'intel64' and not colon:
+            raise RuntimeError(_IDEEP_ERROR)
+        raise ValueError("Device specifiers starting with '@' must be followed by a module "
+                         'name and depending on the module, module specific precise device '
+                         f'specifiers. Actual: {device_spec}')
+    raise RuntimeError(f"Tried to parse ChainerX device specifier '{device_spec}', but "
+                       'ChainerX is not available. Note that device specifiers without '
+                       "'@' prefix are assumed to be ChainerX device specifiers.")
 
 
-def get_device_from_array(array: Any) -> Device:
-    """The device that holds ``array`` (CPU for NumPy arrays, scalars and None)."""
-    if array is None or (isinstance(array, (numpy.ndarray, numpy.generic)) and not _is_gpu(array)):
-        return CPU
-    gpu = gpu_backend()
-    if gpu is not None and isinstance(array, gpu.array_type):
-        return GpuDevice(gpu, gpu.device_of(array))
+def using_device(device_spec: Any) -> Any:
+    """Context manager that makes the device named by ``device_spec`` current.
+
+    On the CPU there is no current device, so the block runs unchanged; on a GPU
+    it is the CUDA device that new arrays are allocated on.  ``device_spec`` is
+    anything :func:`get_device` accepts.
+
+    >>> import numpy as np, autograd_lab as chainer
+    >>> with chainer.using_device('@numpy'):
+    ...     chainer.Variable(np.ones(2)).device
+    <CpuDevice (numpy)>
+    """
+    return get_device(device_spec).create_context()
+
+
+def get_device_from_array(*arrays: Any) -> Device:
+    """The device that holds the first GPU array among ``arrays``, else the CPU device.
+
+    Variables are not looked into (pass ``v.array``).
+    """
+    gpu = _gpu
+    if gpu is not None:
+        for array in arrays:
+            if _is_gpu(array):
+                return GpuDevice(gpu, gpu.device_of(array))
     return CPU
 
 
@@ -267,3 +419,55 @@ def copyto(dst: Any, src: Any) -> None:
     xp = get_array_module(dst)
     src = get_device_from_array(dst).send(src) if get_array_module(src) is not xp else src
     xp.copyto(dst, src)
+
+
+class Intel64Device(Device):
+    """Chainer's iDeep device.  autograd_lab has no iDeep backend: making one raises
+    ``RuntimeError`` (``from_array`` is always None), so ``isinstance`` checks still work."""
+
+    xp = numpy
+    name = '@intel64'
+    supported_array_types = (numpy.ndarray,)
+
+    def __init__(self) -> None:
+        raise RuntimeError(_IDEEP_ERROR)
+
+    @staticmethod
+    def from_array(array: Any) -> None:
+        return None
+
+
+class ChainerxDevice(Device):
+    """Chainer's ChainerX device.  autograd_lab has no ChainerX: making one raises
+    ``RuntimeError`` (``from_array`` is always None), so ``isinstance`` checks still work."""
+
+    supported_array_types = ()
+
+    def __init__(self, device: Any = None) -> None:
+        raise RuntimeError('ChainerX is not available.')
+
+    @staticmethod
+    def from_array(array: Any) -> None:
+        return None
+
+    @staticmethod
+    def from_fallback_device(device: Device) -> ChainerxDevice:
+        raise RuntimeError('ChainerX is not available.')
+
+
+def to_chx(arrays: Any) -> Any:
+    """Chainer's conversion to ChainerX arrays: always ``RuntimeError`` (no ChainerX here)."""
+    raise RuntimeError('ChainerX is not available.')
+
+
+def from_chx(arrays: Any) -> Any:
+    """Chainer's conversion from ChainerX arrays: no array here is one, so ``arrays`` are
+    returned as they are (a list or tuple is rebuilt, as Chainer does)."""
+    return _convert_arrays(arrays, lambda a: a)
+
+
+def _contains_nan(x: Any) -> bool:
+    """True when the float or complex array ``x`` has a NaN (other dtypes cannot)."""
+    if x.dtype.kind not in 'fc':
+        return False
+    return bool(get_array_module(x).isnan(x).any())

@@ -19,6 +19,10 @@ The traversal, in Chainer's order:
 
 There is no recursion, so a 100,000-function chain needs no recursion limit.
 A step that raises leaves every gradient as it was before the whole backward.
+In debug mode (``chainer.using_config('debug', True)``) what each backward returns
+is checked too (:func:`~autograd_lab.backward_checks.check_debug`).  Under double
+backprop the functions a backward applies compute gradients of gradients: they are
+marked so (:class:`~autograd_lab.function_node.backward_scope`).
 
 Observers are told what happens through ``autograd_lab.events.recorder`` (None
 while nobody listens): one call when backward starts, when each step starts and
@@ -40,21 +44,21 @@ array(5.)
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 from collections.abc import Iterable, Sequence
 
 import numpy
 
-from autograd_lab import backend
 from autograd_lab import events as _events
 from autograd_lab import function_hook as _function_hook
 from autograd_lab.backward_checks import (
-    check_lengths, check_seed, check_sequence, checked_grad, one_seed, select_targets,
+    backward_seeds, check_debug, check_seed, checked_grad, grad_seeds, root_seed, select_targets,
 )
-from autograd_lab.configuration import _BackpropModeContext
+from autograd_lab.configuration import _BackpropModeContext, config
+from autograd_lab.debug_mode import add_stack
 from autograd_lab.frontier import Frontier, nodes_between
-from autograd_lab.function_node import FunctionNode
+from autograd_lab.function import ARRAY_GRADS, check_old_style_gradient
+from autograd_lab.function_node import FunctionNode, backward_scope
 from autograd_lab.variable import Variable
 
 _ndarray = numpy.ndarray
@@ -101,6 +105,8 @@ class BackwardStepper:
                  retain_grad: bool = False, enable_double_backprop: bool = False,
                  loss_scale: float | None = None) -> None:
         self._double = bool(enable_double_backprop)
+        self._debug = bool(config.debug)  # debug mode: what each backward returns is checked
+        self._arrays_ok = not (self._double or self._debug)  # else gradients are Variables
         self._leaves_get_grads = leaves_get_grads
         self._required = required
         self._input_nodes = set(input_nodes)
@@ -134,10 +140,7 @@ class BackwardStepper:
                      loss_scale: float | None = None) -> BackwardStepper:
         """The stepper of ``outputs[0].backward(...)`` (one root: Variable.backward)."""
         root, = outputs
-        grad = root._grad_var if root._grad_var is not None else root._grad
-        seeded = grad is None
-        if seeded:  # ones, times loss_scale
-            grad = one_seed(root, loss_scale)
+        grad, seeded = root_seed(root, loss_scale)  # its own grad, or ones (times loss_scale)
         stepper = cls([(root._node, grad)], leaves_get_grads=True, retain_grad=retain_grad,
                       enable_double_backprop=enable_double_backprop, loss_scale=loss_scale)
         if root._node._creator_node is not None:
@@ -169,19 +172,8 @@ class BackwardStepper:
         >>> stepper.results()[0].array, x.grad
         (array(6.), array(6.))
         """
-        outputs, inputs = check_sequence('outputs', outputs), check_sequence('inputs', inputs)
-        grad_outputs = check_lengths('grad_outputs', grad_outputs, outputs)
-        grad_inputs = check_lengths('grad_inputs', grad_inputs, inputs)
-        seeds = []
-        for y, gy in zip(outputs, grad_outputs):
-            if gy is None:
-                gy = backend.get_array_module(y._data).ones_like(y._data)
-                if loss_scale is not None:
-                    gy *= loss_scale
-                if enable_double_backprop:  # a constant, as Chainer's: nothing flows into it
-                    gy = Variable(gy, requires_grad=False)
-            seeds.append((y._node, gy))
-        seeds += [(x._node, gx) for x, gx in zip(inputs, grad_inputs) if gx is not None]
+        outputs, inputs, seeds = grad_seeds(outputs, inputs, grad_outputs, grad_inputs,
+                                            loss_scale, enable_double_backprop)  # ones if none
         input_nodes = [x._node for x in inputs]
         required = nodes_between(outputs, input_nodes)
         stepper = cls(seeds, leaves_get_grads=False, required=required, input_nodes=input_nodes,
@@ -270,6 +262,15 @@ class BackwardStepper:
 
     def _run_function(self, func: FunctionNode, recorder: Any,
                       record: bool) -> BackwardStep | None:
+        """Run ``func``'s backward (under double backprop in its :class:`backward_scope`: the
+        functions applied meanwhile compute gradients of gradients)."""
+        if self._double:
+            with backward_scope(func):
+                return self._run_backward(func, recorder, record)
+        return self._run_backward(func, recorder, record)
+
+    def _run_backward(self, func: FunctionNode, recorder: Any,
+                      record: bool) -> BackwardStep | None:
         """Run ``func``'s backward: its output gradients in, its inputs' gradients out."""
         # Its outputs' gradients are complete (every function that used them has run):
         # take them out of the table.  grad()'s inputs keep theirs as its results.
@@ -298,12 +299,8 @@ class BackwardStepper:
             in_data = tuple([x.data for x in func.inputs])
             out_grad = tuple([_raw(g) for g in gys])
             _function_hook.backward_preprocess(hooks, func, in_data, out_grad)
-        if not targets:
-            gxs = ()
-        elif hooks is None and not self._double and hasattr(func, 'backward_arrays'):
-            gxs = select_targets(func, func.backward_arrays(targets, gys), targets)
-        else:  # on Variables: the gradients get a graph of their own (or hooks see sums)
-            gxs = select_targets(func, self._backward_variables(func, targets, gys), targets)
+        gxs = select_targets(func, self._backward(func, targets, gys, hooks), targets) \
+            if targets else ()
         accumulation = self._accumulate(func, targets, gxs, hooks is not None, recorder)
         if hooks is not None:
             _function_hook.backward_postprocess(hooks, func, in_data, out_grad)
@@ -336,6 +333,8 @@ class BackwardStepper:
         return how
 
     def _accumulate_leaf(self, node: Any, gx: Any, hooked: bool, recorder: Any) -> str | None:
+        if ARRAY_GRADS:  # an old-style Function's grad has no graph: it cannot get one
+            check_old_style_gradient(node)
         var = node._variable()
         if var is None:
             return None
@@ -349,15 +348,18 @@ class BackwardStepper:
         return 'set' if old is None else 'added'
 
     def _retain(self, func: FunctionNode, gys: tuple, recorder: Any) -> None:
-        """``retain_grad``: the gradients of ``func``'s outputs are kept in their Variables."""
+        """``retain_grad``: the gradients of ``func``'s outputs are kept in their Variables
+        (grad()'s inputs too; a root keeps its own grad_var object)."""
         for ref, gy in zip(func.outputs or (), gys):
             node = ref()
-            if node is None or node._creator_node is None or node in self._input_nodes:
+            if node is None or node._creator_node is None:
                 continue
             var = node._variable()
             if var is not None:
                 self._remember(var)
-                var._set_grad_unchecked(gy)  # only leaves record _loss_scale
+                kept = self._undo[node][2]  # a root's own grad_var stays that object
+                # (only leaves record _loss_scale)
+                var._set_grad_unchecked(kept if kept is not None and kept._data is gy else gy)
                 if recorder is not None:
                     recorder.grad_changed(_events.GradSet, var)
 
@@ -367,6 +369,21 @@ class BackwardStepper:
             return []
         return [ref() for ref, gy in zip(func.outputs or (), gys)
                 if gy is not None and ref() not in self._input_nodes]
+
+    def _backward(self, func: FunctionNode, targets: tuple, gys: tuple, hooks: Any) -> Any:
+        """What ``func``'s backward returns for ``targets``: by its array rule where it has
+        one, else on Variables (the gradients get a graph of their own, hooks see sums, debug
+        mode checks them)."""
+        try:
+            if hooks is None and self._arrays_ok and hasattr(func, 'backward_arrays'):
+                return func.backward_arrays(targets, gys)
+            gxs = self._backward_variables(func, targets, gys)
+        except Exception as error:
+            add_stack(func, error)  # applied in debug mode: where it was applied
+            raise
+        if self._debug:
+            check_debug(func, targets, gxs, self._grads, self._leaves_get_grads)
+        return gxs
 
     def _backward_variables(self, func: FunctionNode, targets: tuple, gys: tuple) -> tuple:
         gy_vars = tuple([_as_variable(g) for g in gys])
@@ -486,17 +503,7 @@ def backward(outputs: Iterable[Variable], grad_outputs: Sequence[Any] | None = N
     Outputs with no gradient (given or stored), and repeats, are skipped with a
     ``RuntimeWarning``. The non-leaf outputs' grads are released, as in ``Variable.backward``.
     """
-    outputs = check_sequence('outputs', outputs)
-    grad_outputs = check_lengths('grad_outputs', grad_outputs, outputs)
-    seeds = []
-    for y, gy in zip(outputs, grad_outputs):
-        if gy is None:
-            gy = y._grad_var if y._grad_var is not None else y._grad
-        if gy is None or any(y._node is node for node, _ in seeds):
-            warnings.warn(f'backward: output {y.summary()} has no gradient or is repeated, '
-                          'and is skipped', RuntimeWarning, stacklevel=2)
-            continue
-        seeds.append((y._node, gy))
+    seeds = backward_seeds(outputs, grad_outputs)  # given or stored; others skipped (warned)
     if not seeds:
         return
     stepper = BackwardStepper(seeds, leaves_get_grads=True,

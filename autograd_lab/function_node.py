@@ -28,6 +28,7 @@ array(6.)
 
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import Any
 from collections.abc import Iterable
@@ -35,6 +36,8 @@ from collections.abc import Iterable
 import numpy
 
 from autograd_lab import backend
+from autograd_lab import configuration as _configuration
+from autograd_lab import debug_mode as _debug_mode
 from autograd_lab import events as _events
 from autograd_lab.configuration import config
 from autograd_lab import function_hook as _function_hook
@@ -44,6 +47,37 @@ from autograd_lab.variable import Variable, _new_variable
 _ndarray = numpy.ndarray
 _generic = numpy.generic
 _ref = weakref.ref
+
+# Double backprop: functions applied while a backward that builds a graph runs compute
+# gradients (grad-of-grad).  The stepper marks that time with ``backward_scope``; apply()
+# then records the order.  ``_building`` counts such scopes in every thread, so that
+# plain forward pays one test of a global and no thread-local look-up.
+_building = 0
+_building_lock = threading.Lock()
+_backward_of = threading.local()
+
+
+class backward_scope:
+    """``with backward_scope(func):`` functions applied inside compute ``func``'s
+    gradients: their :attr:`FunctionNode.backward_order` is one more than ``func``'s."""
+
+    __slots__ = ('_func', '_outer')
+
+    def __init__(self, func: Any) -> None:
+        self._func = func
+
+    def __enter__(self) -> None:
+        global _building
+        with _building_lock:
+            _building += 1
+        self._outer = getattr(_backward_of, 'func', None)
+        _backward_of.func = self._func
+
+    def __exit__(self, *exc: object) -> None:
+        global _building
+        _backward_of.func = self._outer
+        with _building_lock:
+            _building -= 1
 
 
 class FunctionNode:
@@ -57,8 +91,33 @@ class FunctionNode:
     _retained_output_data: tuple | None = None
     _local_function_hooks: dict | None = None
     _uid = None
+    #: the stack that applied this node, kept in debug mode (see ``debug_mode``), else None
+    stack = None
+    #: whether apply calls check_type_forward: set for each class that defines one, and on
+    #: a node whose check_type_forward is assigned (see _CheckTypeForward)
+    _runs_check_type_forward = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._runs_check_type_forward = any('check_type_forward' in vars(k)
+                                           for k in cls.__mro__ if k is not FunctionNode)
     #: set to the FunctionNode whose backward applied this node (None in plain forward).
     _applied_in_backward_of = None
+    _backward_order = 0
+
+    @property
+    def backward_order(self) -> int:
+        """0 for a function applied in forward; ``k + 1`` for one applied by the backward
+        of a function of order ``k`` (under ``enable_double_backprop``: the functions
+        that compute gradients, grad-of-grad).  Not a Chainer attribute.
+
+        >>> import numpy as np, autograd_lab as chainer
+        >>> x = chainer.Variable(np.array(3.0))
+        >>> gx, = chainer.grad([x ** 3], [x], enable_double_backprop=True)
+        >>> (x ** 3).creator.backward_order, gx.creator.backward_order
+        (0, 1)
+        """
+        return self._backward_order
 
     @property
     def label(self) -> str:
@@ -73,8 +132,38 @@ class FunctionNode:
         return self._local_function_hooks
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(f'{type(self).__name__} has been called as if it were a callable. '
+        name = type(self).__name__
+        if type(self).__module__.startswith('autograd_lab.'):
+            raise RuntimeError(
+                f"Chainer's built-in function class object ({name}) which is derived from "
+                'chainer.FunctionNode has been called as if it were a callable. Use '
+                "FunctionNode.apply() method instead.\nFurthermore, it's not recommended that "
+                'you use built-in function classes directly; use corresponding function '
+                'aliases (those with snake_case name, such as F.convolution_nd) instead.')
+        raise RuntimeError(f'A function class object ({name}) which is derived from '
+                           'chainer.FunctionNode has been called as if it were a callable. '
                            'Use apply() method instead.')
+
+    #: Chainer's flags for its own graph optimisations (read, never acted on, here).
+    lazy_grad_sum = False
+    is_elementwise = False
+
+    @property
+    def _impl_name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def output_data(self) -> tuple:
+        """The retained output arrays, one per output (None for outputs not retained)."""
+        if self._retained_output_data is None or self.outputs is None:
+            raise RuntimeError('retained output data is gone')
+        out = [None] * len(self.outputs)
+        for i, data in zip(self._output_indexes_to_retain, self._retained_output_data):
+            out[i] = data
+        return tuple(out)
+
+    def _get_error_message(self, message: str) -> str:
+        return _debug_mode.error_message(self, message)
 
     # ---- forward ------------------------------------------------------------------
 
@@ -88,9 +177,9 @@ class FunctionNode:
         in_nodes, in_data, requires_grad, rank, wrapped = _gather_inputs(self, inputs)
         if config.type_check:
             self._check_inputs(in_data)
-            if type(self).check_type_forward is not FunctionNode.check_type_forward:
-                from autograd_lab.utils.type_check import TypeInfoTuple  # noqa: PLC0415
-                self.check_type_forward(TypeInfoTuple(in_data))
+            if self._runs_check_type_forward:  # (a class or instance attribute, see below)
+                from autograd_lab.utils import type_check  # noqa: PLC0415
+                type_check.check_type_forward_of(self, in_data)
         hooks = _function_hook.forward_preprocess(self, in_data) \
             if _function_hook.registered else None
         outputs = self.forward(in_data)
@@ -103,6 +192,8 @@ class FunctionNode:
                 break
         if hooks is not None:
             _function_hook.forward_postprocess(hooks, self, in_data)
+        if _configuration.debug_used and config.debug:
+            _debug_mode.forward_done(self, outputs)
         recorded = config.enable_backprop
         if recorded:
             rets = self._link(in_nodes, in_data, outputs, requires_grad, rank)
@@ -126,6 +217,10 @@ class FunctionNode:
             rets.append(var)
             refs.append(_ref(var._node))
         self.outputs = tuple(refs)
+        if _building:  # a backward that builds a graph is running (in some thread)
+            parent = getattr(_backward_of, 'func', None)
+            if parent is not None:
+                self._backward_order = parent._backward_order + 1
         if self._input_indexes_to_retain is not None:
             for i in self._input_indexes_to_retain:
                 self.inputs[i].data = in_data[i]
@@ -140,7 +235,7 @@ class FunctionNode:
     def _check_inputs(self, in_data: tuple) -> None:
         """Fast input checks of built-in nodes; raise InvalidType before any work is done."""
 
-    def check_type_forward(self, in_types: Any) -> None:
+    def _check_type_forward(self, in_types: Any) -> None:
         """Chainer-style type check hook; ``in_types`` describes the inputs (see type_check)."""
 
     def forward(self, inputs: tuple) -> tuple:
@@ -192,10 +287,14 @@ class FunctionNode:
         if self._output_indexes_to_retain is None or self.outputs is None:
             return ()
         ret = []
+        outputs = list(self.outputs)
         for i, data in zip(self._output_indexes_to_retain, self._retained_output_data):
-            node = self.outputs[i]()
-            if node is None:
-                var = Variable(data, requires_grad=False)
+            node = outputs[i]()
+            if node is None:  # the output was dropped: a new one, linked back to this node
+                var = Variable(data)
+                var.creator_node = self
+                outputs[i] = _ref(var._node)
+                self.outputs = tuple(outputs)
             else:
                 var = node.get_variable()
                 if var._data is None:
@@ -238,6 +337,29 @@ class FunctionNode:
 
     def __repr__(self) -> str:
         return f'<{type(self).__name__} {self.label!r} rank={self.rank}>'
+
+
+class _CheckTypeForward:
+    """``FunctionNode.check_type_forward``: the method above, which Chainer code may also
+    replace on one node (``f.check_type_forward = fn``); ``apply`` then calls it for that
+    node.  (A flag tells ``apply``, so nodes without a check pay one attribute read.)"""
+
+    def __get__(self, node: FunctionNode | None, cls: type | None = None) -> Any:
+        if node is None:
+            return self
+        own = node.__dict__.get('_own_check_type_forward')
+        return own if own is not None else FunctionNode._check_type_forward.__get__(node)
+
+    def __set__(self, node: FunctionNode, check: Any) -> None:
+        node.__dict__['_own_check_type_forward'] = check
+        node.__dict__['_runs_check_type_forward'] = True
+
+    def __delete__(self, node: FunctionNode) -> None:
+        node.__dict__.pop('_own_check_type_forward', None)
+        node.__dict__.pop('_runs_check_type_forward', None)
+
+
+FunctionNode.check_type_forward = _CheckTypeForward()  # type: ignore[assignment]
 
 
 def _gather_inputs(func: FunctionNode, inputs: Iterable[Any]) -> tuple:
@@ -294,8 +416,9 @@ def _force_arrays(func: FunctionNode, outputs: tuple) -> tuple:
         if isinstance(y, _generic):
             y = numpy.asarray(y)
         elif not backend.is_array(y):
-            raise TypeError(f'forward of {func.label} returned {type(y).__name__}; '
-                            'outputs must be arrays')
+            raise TypeError('forward output must be a tuple of ndarrays.\n'
+                            f'Function: {func.label}\n'
+                            f'Actual output types: {tuple(type(y) for y in outputs)}')
         fixed.append(y)
     return tuple(fixed)
 

@@ -66,6 +66,7 @@ from typing import Any
 import numpy
 
 from autograd_lab import backend
+from autograd_lab.configuration import using_config
 from autograd_lab.variable import Variable
 
 __all__ = ['NondifferentiableError', 'check_backward', 'check_double_backward',
@@ -87,9 +88,9 @@ def _as_tuple(value: Any) -> tuple:
 
 
 def _output_arrays(result: Any) -> tuple:
-    """The outputs of ``f`` as a tuple of arrays (None stays None)."""
+    """The outputs of ``f`` as a tuple of arrays (None stays None; scalars become 0-dim)."""
     return tuple(y.array if isinstance(y, Variable) else
-                 numpy.asarray(y) if isinstance(y, numpy.generic) else y
+                 numpy.asarray(y) if numpy.isscalar(y) else y
                  for y in _as_tuple(result))
 
 
@@ -126,26 +127,19 @@ def numerical_grad(
             ``x - eps, x - eps/2, x, x + eps/2, x + eps`` instead of two, the gradient
             uses the fourth-order five-point central formula (error O(eps**4)
             instead of O(eps**2)), and :class:`NondifferentiableError` is raised
-            when the samples of some output element look non-differentiable.  This
-            detector is deliberately simple: it flags (1) an element that is finite
-            at some samples and not at others, and (2) an element whose third finite
-            differences (either of the two four-point windows) exceed
-            ``diff_atol + diff_rtol * (max - min)`` of its five samples.  For a
-            smooth function the third differences are O(eps**3) and the spread is
-            O(eps), so smooth points pass; a kink or a jump inside
-            ``[x - eps, x + eps]`` makes them as large as the slope change (times
-            eps/2) or the jump.  It can miss kinks whose slope changes by less than
-            about ``2 * diff_rtol`` relative to the slope.  It can raise false alarms
-            where the first two derivatives (nearly) vanish, so that the cubic term
-            dominates (``x**3`` at 0), and in low precision (float16) where rounding
-            noise dominates: check in float64 there.  Outputs that are constant over
-            the five samples are never flagged.  (Chainer fits a quadratic instead;
-            the two tests agree on clear kinks and jumps, not on borderline cases.)
+            when the samples of some output element look non-differentiable, by
+            Chainer 7.8.1's test: (1) an output element is finite at some samples
+            and not at others; or, when every output is finite everywhere, (2) a
+            quadratic fitted to an element's five samples (least squares, in
+            float64) misses them by a root-mean-square error larger than
+            ``diff_atol + diff_rtol * (max - min)`` of the samples.  A smooth
+            function is a quadratic up to O(eps**3) over the window, so smooth points
+            pass; a kink or a jump inside ``[x - eps, x + eps]`` does not fit.
+            Elements constant over the five samples are never flagged.
         diff_atol: absolute tolerance of the detector (see above).
         diff_rtol: tolerance of the detector relative to the spread of the samples.
-        center_outputs: with ``detect_nondifferentiable``, the outputs of ``f`` at
-            the unperturbed ``inputs`` if already known (saves one evaluation per
-            element); otherwise ignored.
+        center_outputs: accepted for Chainer's signature and ignored, as in Chainer
+            7.8.1 (``f`` is evaluated at the unperturbed inputs once, up front).
 
     Returns:
         A list with one gradient array per input, of the input's shape and dtype.
@@ -170,15 +164,6 @@ def numerical_grad(
     grad_outputs = tuple(None if g is None else
                          _to_float64(g) if backend.is_array(g) else float(g)
                          for g in _as_tuple(grad_outputs))
-    if detect_nondifferentiable:  # the five-point formula, divided by 6*eps
-        steps, weights, denominator = (-1.0, -0.5, 0.0, 0.5, 1.0), (1.0, -8.0, 0.0, 8.0, -1.0), 6.0
-    else:
-        steps, weights, denominator = (-1.0, 1.0), (-1.0, 1.0), 2.0
-
-    center = None
-    if detect_nondifferentiable and center_outputs is not None:
-        center = tuple(None if y is None else _to_float64(y)
-                       for y in _output_arrays(center_outputs))
 
     def evaluate() -> tuple:
         ys = tuple(None if y is None else _to_float64(y) for y in _output_arrays(f()))
@@ -191,6 +176,26 @@ def numerical_grad(
                                  f'has shape {y.shape}')
         return ys
 
+    # f runs without type checks, as in Chainer: a check may reject the float64 copies
+    # check_backward(dtype=...) evaluates a float32-only function on.
+    with using_config('type_check', False):
+        return _differences(evaluate, inputs, grad_outputs, eps, detect_nondifferentiable,
+                            diff_atol, diff_rtol)
+
+
+def _differences(evaluate: Callable[[], tuple], inputs: tuple, grad_outputs: tuple,
+                 eps: float, detect_nondifferentiable: bool, diff_atol: float,
+                 diff_rtol: float) -> list:
+    """The finite differences of :func:`numerical_grad` (see there)."""
+    if detect_nondifferentiable:
+        steps = (-1.0, -0.5, 0.0, 0.5, 1.0)  # the five-point formula, over 6*eps
+        denominator = 6.0 * eps
+        center = evaluate()  # f at the unperturbed inputs, shared by every element
+    else:
+        steps = (-1.0, 1.0)
+        denominator = 2.0 * eps
+        center = None
+
     grads = []
     for i_in, x in enumerate(inputs):
         gx = numpy.zeros(x.shape, numpy.float64)
@@ -199,17 +204,17 @@ def numerical_grad(
             samples = []
             try:
                 for step in steps:
-                    if step == 0.0 and center is not None:
+                    if step == 0.0:
                         samples.append(center)
                         continue
-                    x[index] = original + x.dtype.type(step * eps) if step else original
+                    x[index] = original + x.dtype.type(step * eps)
                     samples.append(evaluate())
             finally:
                 x[index] = original
             if detect_nondifferentiable:
                 _detect_kink(samples, i_in, index, eps=eps, diff_atol=diff_atol,
                              diff_rtol=diff_rtol)
-            gx[index] = _difference(samples, weights, grad_outputs) / (denominator * eps)
+            gx[index] = _difference(samples, grad_outputs, denominator)
         grads.append(gx.astype(x.dtype) if backend.get_array_module(x) is numpy
                      else backend.get_array_module(x).asarray(gx, dtype=x.dtype))
     return grads
@@ -217,8 +222,7 @@ def numerical_grad(
 
 def _float_inputs(inputs: Any, eps: float) -> tuple:
     """``numerical_grad``'s ``inputs`` and ``eps``, checked."""
-    if not eps > 0:
-        raise ValueError(f'eps must be positive, got {eps}')
+    assert eps > 0, f'eps must be positive, got {eps}'  # an AssertionError, as Chainer's
     if not isinstance(inputs, (tuple, list)):
         raise TypeError(f'inputs must be a tuple or a list of arrays, not {type(inputs)}')
     for x in inputs:
@@ -228,48 +232,59 @@ def _float_inputs(inputs: Any, eps: float) -> tuple:
     return tuple(inputs)
 
 
-def _difference(samples: list, weights: tuple, grad_outputs: tuple) -> float:
-    """``sum_k <sum_s weights[s] * samples[s][k], grad_outputs[k]>`` (not yet divided by
-    the step): the finite difference of one input element."""
-    total = 0.0
+def _difference(samples: list, grad_outputs: tuple, denominator: float) -> Any:
+    """``sum_k <difference of samples[.][k], grad_outputs[k]> / denominator``: the finite
+    difference of one input element (two samples: central; five: the five-point formula),
+    in Chainer's order of operations, for the same rounding."""
+    total = numpy.float64(0.0)
     for k, gy in enumerate(grad_outputs):
         if gy is None or samples[0][k] is None:
             continue
-        combined = sum(w * s[k] for w, s in zip(weights, samples, strict=True) if w)
-        total += float((combined * gy).sum())
+        ys = [sample[k] for sample in samples]
+        if len(ys) == 2:
+            difference = ys[1] - ys[0]
+        else:
+            difference = -ys[4] + 8 * ys[3] - 8 * ys[1] + ys[0]
+        total = total + (difference * gy).sum() / denominator
     return total
 
 
 def _detect_kink(samples: list, i_in: int, index: tuple, *, eps: float, diff_atol: float,
                  diff_rtol: float) -> None:
-    """The simplified non-differentiability test of :func:`numerical_grad` (see there)."""
-    for k in range(len(samples[0])):
-        ys = [s[k] for s in samples]
-        if ys[0] is None or ys[0].size == 0:
-            continue
-        stack = numpy.stack([backend.CpuDevice().send(y) for y in ys])  # (5, *shape)
+    """The non-differentiability test of :func:`numerical_grad` (Chainer's; see there)."""
+    outputs = [k for k, y in enumerate(samples[0]) if y is not None and y.size]
+    if not outputs:
+        return
+    stacks = {k: numpy.stack([backend.CpuDevice().send(s[k]) for s in samples])
+              for k in outputs}  # (5, *shape) each
+    for k, stack in stacks.items():
         finite = numpy.isfinite(stack)
-        reason = None
-        if (finite.any(axis=0) != finite.all(axis=0)).any():
-            reason = 'an output element is finite at some samples and not at others'
-        else:
-            ok = finite.all(axis=0)
-            filled = numpy.where(ok, stack, 0.0)
-            third_left = -filled[0] + 3 * filled[1] - 3 * filled[2] + filled[3]
-            third_right = -filled[1] + 3 * filled[2] - 3 * filled[3] + filled[4]
-            third = numpy.maximum(abs(third_left), abs(third_right))
-            spread = filled.max(axis=0) - filled.min(axis=0)
-            bad = ok & (spread > 0) & (third > diff_atol + diff_rtol * spread)
-            if bad.any():
-                reason = (f'third differences up to {third[bad].max():.3g} exceed '
-                          f'diff_atol + diff_rtol * spread (diff_atol={diff_atol}, '
-                          f'diff_rtol={diff_rtol}); a kink or a jump lies within eps')
-        if reason is not None:
-            lines = [f'f does not look differentiable at inputs[{i_in}]{list(index)} '
-                     f'(output {k}, eps={eps}): {reason}.']
-            for step, y in zip(('x-eps', 'x-eps/2', 'x', 'x+eps/2', 'x+eps'), ys, strict=True):
-                lines.append(f'  y[{step}] = {_format(y)}')
-            raise NondifferentiableError('\n'.join(lines))
+        if (finite != finite[0]).any():
+            _kink(samples, i_in, index, k, eps, 'an output element is finite at some samples '
+                  'and not at others')
+    if not all(numpy.isfinite(stack).all() for stack in stacks.values()):
+        return  # as Chainer: no fit where some output is not finite (consistently)
+    for k, stack in stacks.items():
+        flat = stack.reshape(len(samples), -1)
+        _, (residuals, *_) = numpy.polynomial.polynomial.polyfit(
+            numpy.arange(len(samples)), flat, deg=2, full=True)
+        misfit = numpy.sqrt(residuals / len(samples))
+        spread = flat.max(axis=0) - flat.min(axis=0)
+        bad = (diff_atol + diff_rtol * spread < misfit) & (spread != 0)
+        if bad.any():
+            _kink(samples, i_in, index, k, eps,
+                  f'a quadratic fits its five samples with an error up to '
+                  f'{misfit[bad].max():.3g} > diff_atol + diff_rtol * (max - min) '
+                  f'(diff_atol={diff_atol}, diff_rtol={diff_rtol}); a kink or a jump lies '
+                  'within eps')
+
+
+def _kink(samples: list, i_in: int, index: tuple, k: int, eps: float, reason: str) -> None:
+    lines = [f'f does not look differentiable at inputs[{i_in}]{list(index)} '
+             f'(output {k}, eps={eps}): {reason}.']
+    for step, s in zip(('x-eps', 'x-eps/2', 'x', 'x+eps/2', 'x+eps'), samples, strict=True):
+        lines.append(f'  y[{step}] = {_format(s[k])}')
+    raise NondifferentiableError('\n'.join(lines))
 
 
 # ---- check_backward -----------------------------------------------------------------------
@@ -377,8 +392,8 @@ def check_backward(
             :func:`numerical_grad`; its ``diff_rtol`` default is used).
 
     Raises:
-        AssertionError: the gradients disagree, or an input listed in
-            ``no_grads`` received a gradient.
+        AssertionError: the gradients disagree.
+        RuntimeError: an input listed in ``no_grads`` received a gradient (as Chainer).
         ValueError: inconsistent arguments (lengths, shapes, non-float ``dtype``).
 
     >>> import numpy as np
@@ -485,9 +500,9 @@ def _backward_grads(func: Callable[..., Any], xs: tuple, y_grad: Any, params: tu
     x_grads = [None if v is None else next(found_iter) for v in x_vars]
     for i, (skip, g) in enumerate(zip(no_grads, x_grads, strict=True)):
         if skip and g is not None:
-            raise AssertionError(f'check_backward failed: input {i} is listed in no_grads (or '
-                                 'is not float) but backward computed a gradient for it:\n'
-                                 f'    {_format(g.array)}')
+            raise RuntimeError(f'gradient of int variable must be None: input {i} is listed '
+                               'in no_grads (or is not float) but backward computed a '
+                               f'gradient for it:\n    {_format(g.array)}')  # (as Chainer)
     return gys, x_grads, list(found_iter)
 
 

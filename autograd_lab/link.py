@@ -46,6 +46,7 @@ from typing import Any
 import numpy
 
 from autograd_lab import backend, initializers
+from autograd_lab import device_resident as _device_resident
 from autograd_lab import events as _events
 from autograd_lab.parameter import Parameter
 
@@ -104,6 +105,10 @@ class Link:
     >>> link.cleargrads(); link.w.grad is None
     True
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _device_resident.check_subclass(cls, Link)  # final and deprecated device methods
 
     def __init__(self, **params: Any) -> None:
         d = self.__dict__
@@ -202,13 +207,9 @@ class Link:
         running = _events.running_links()  # events made meanwhile carry this link's path
         running.append(self)
         try:
-            return self.forward(*args, **kwargs)
+            return _forward_of(self)(*args, **kwargs)
         finally:
             running.pop()
-
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        """The computation of the link; subclasses override it."""
-        raise NotImplementedError(f'{type(self).__name__} does not implement forward()')
 
     # ---- hierarchy ------------------------------------------------------------------
 
@@ -371,7 +372,9 @@ class Link:
 
     def copy(self, mode: str = 'share') -> Link:
         """Copy the hierarchy: ``'share'`` the arrays, deep ``'copy'`` them, or ``'init'``
-        (deep copy, then re-initialize every parameter).  The copy has no name or parent.
+        (deep copy, then re-initialize every parameter, whose gradients are then NaN).
+        The copy has no parent; as in Chainer, a shared copy has no name and the others
+        keep it.
         """
         if mode == 'share':
             ret = copy_module.copy(self)
@@ -382,6 +385,7 @@ class Link:
                 p = copy_module.copy(d[name])
                 p.grad = None
                 d[name] = p
+            d['name'] = None
         elif mode == 'copy':
             ret = copy_module.deepcopy(self)
         elif mode == 'init':
@@ -389,9 +393,8 @@ class Link:
             for param in ret.params(include_uninit=False):
                 param.initialize(param.shape)
         else:
-            raise ValueError("The 'mode' argument should be either 'init', 'copy', or 'share'. "
+            raise ValueError("The 'mode' argument should be either 'init','copy', or 'share'. "
                              f'But {mode} was given.')
-        ret.__dict__['name'] = None
         ret.__dict__['_parent'] = None
         return ret
 
@@ -401,7 +404,7 @@ class Link:
         if n_repeat <= 0:
             return ret
         if mode not in ('init', 'copy', 'share'):
-            raise ValueError("The 'mode' argument should be either 'init', 'copy', or 'share'. "
+            raise ValueError("The 'mode' argument should be either 'init','copy', or 'share'. "
                              f'But {mode} was given.')
         for _ in range(n_repeat):
             ret.append(self.copy(mode))
@@ -423,6 +426,10 @@ class Link:
         """Move every parameter and persistent array of the hierarchy to ``device``."""
         dev = backend.get_device(device)
         for link in self.links():
+            move = None if link is self else _device_resident.overriding_method(link, Link, dev)
+            if move is not None:  # a child's own (deprecated) to_cpu/to_gpu moves it
+                move()
+                continue
             d = link.__dict__
             for name in link._params:
                 d[name].to_device(dev)
@@ -433,15 +440,18 @@ class Link:
         return self
 
     def to_cpu(self) -> Link:
-        """Move the hierarchy to the CPU; returns the link."""
+        """Move the hierarchy to the CPU (deprecated: ``to_device('@numpy')``)."""
+        _device_resident.warn_deprecated_call('to_cpu')
         return self.to_device(backend.CPU)
 
     def to_gpu(self, device: Any = None) -> Link:
-        """Move the hierarchy to GPU ``device`` (0 by default); needs CuPy and a GPU."""
+        """Move the hierarchy to GPU ``device`` (deprecated: ``to_device('@cupy:N')``)."""
+        backend._require_gpu()
+        _device_resident.warn_deprecated_call('to_gpu')
         return self.to_device(backend.get_device(0 if device is None else device))
 
     def to_intel64(self) -> Link:
-        raise RuntimeError('iDeep (to_intel64) is not available in autograd_lab')
+        raise RuntimeError(backend._IDEEP_ERROR)
 
     def to_chx(self) -> Link:
         raise RuntimeError('ChainerX is not available.')
@@ -678,7 +688,7 @@ class ChainList(Link, MutableSequence):
             child.serialize(serializer[str(i)])
 
     def copy(self, mode: str = 'share') -> ChainList:
-        ret = super().copy(mode)
+        ret = super().copy()  # sic: Chainer 7.8.1 shares a ChainList's own params in any mode
         ret.__dict__['_children'] = [child.copy(mode) for child in self._children]
         ret._rename_children()
         return ret
@@ -840,3 +850,10 @@ class Sequential(ChainList):
 
 
 __all__ = ['Chain', 'ChainList', 'Link', 'Sequential', 'current_links']
+
+
+def _forward_of(link: Link) -> Any:
+    """What calling ``link`` runs: a ``__call__`` of a class mixed in after Link (as in
+    Chainer), else ``link.forward`` (AttributeError if the class defines none)."""
+    call = getattr(super(Link, link), '__call__', None)  # noqa: B004 - a bound method or None
+    return call if call is not None else link.forward

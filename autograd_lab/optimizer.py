@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy
 
-from autograd_lab import backend
+from autograd_lab import backend, initializers
 from autograd_lab import events as _events
 from autograd_lab.link import Link
 from autograd_lab.parameter import Parameter
@@ -202,16 +202,11 @@ class UpdateRule:
         self.t += 1
         data = param.array
         target = param
-        fp32 = self._use_fp32_update and data is not None and data.dtype == numpy.float16
+        fp32 = self._use_fp32_update and _dtype_or_none(param) == numpy.float16
         if fp32:
             target = self._fp32_target(param)
         if data is not None:
-            if self._state is None or self._state:
-                self._init_states(target)
-            grad = _writable_grad(target)
-            loss_scale = param._loss_scale
-            if loss_scale is not None and grad is not None:
-                grad /= loss_scale  # in place: after update, param.grad is unscaled
+            self._prepare_update(param, target)
         hooks = self._hooks
         if hooks.pre:
             for hook in hooks.pre.values():
@@ -221,16 +216,32 @@ class UpdateRule:
             for hook in hooks.post.values():
                 hook(self, target)
         if fp32:
-            param.array = target.array.astype(param.dtype)
+            if data is not None:
+                param.array = target.array.astype(param.dtype)
             target.grad = None
         if _events.recorder is not None:  # unobserved, one test per parameter update
             _events.recorder.parameter_updated(param, self)
 
+    def _prepare_update(self, param: Variable, target: Variable) -> None:
+        """Before the update of an initialized ``param`` (``target``: it, or its float32
+        master copy): the states, made once, and the gradient divided by the loss scale."""
+        if self._state is None or self._state:
+            self._init_states(target)
+        grad = _writable_grad(target)
+        loss_scale = param._loss_scale
+        if loss_scale is not None and grad is not None:
+            grad /= loss_scale  # in place: after update, param.grad is unscaled
+
     def _fp32_target(self, param: Variable) -> Parameter:
         master = self._fp32_param
         if master is None:
-            master = self._fp32_param = Parameter(param.array.astype(numpy.float32),
-                                                  name=param.name)
+            if param.array is None:  # a float32 master, uninitialized too
+                master = Parameter(initializers.NaN(numpy.float32), name=param.name)
+            else:
+                master = Parameter(param.array.astype(numpy.float32), name=param.name)
+            self._fp32_param = master
+        if param.array is None:
+            return master
         grad = param.grad
         master.grad = None if grad is None else grad.astype(numpy.float32)
         master._loss_scale = param._loss_scale
@@ -248,6 +259,10 @@ class UpdateRule:
 
     def update_core_gpu(self, param: Variable) -> None:
         raise NotImplementedError
+
+    def update_core_chainerx(self, param: Variable) -> None:
+        """Chainer's ChainerX update path: never taken here (no ChainerX arrays)."""
+        raise RuntimeError('ChainerX is not available.')
 
     def init_state(self, param: Variable) -> None:
         """Fill ``self.state`` for ``param`` (called once, before the first update)."""
@@ -290,6 +305,14 @@ class UpdateRule:
         else:
             for key in self._state:
                 self._state[key] = serializer(key, self._state[key])
+
+
+def _dtype_or_none(param: Variable) -> Any:
+    """The dtype of ``param``, or None where it is not known (uninitialized)."""
+    try:
+        return param.dtype
+    except (AttributeError, RuntimeError):
+        return None
 
 
 def _writable_grad(param: Variable) -> Any:
@@ -577,3 +600,27 @@ class GradientMethod(Optimizer):
 
 __all__ = ['GradientMethod', 'Hyperparameter', 'HyperparameterProxy', 'Optimizer',
            'UpdateRule']
+
+
+# ---- Chainer's deprecated aliases (chainer.optimizer.WeightDecay, ...) ---------------------
+
+def _deprecated_hook(name: str) -> type:
+    """A subclass of ``optimizer_hooks.<name>`` whose construction warns, as Chainer's alias."""
+    from autograd_lab import optimizer_hooks  # noqa: PLC0415 - only for these aliases
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(f'chainer.optimizer.{name} is deprecated from v4. '
+                      f'Use chainer.optimizer_hooks.{name} instead.', DeprecationWarning,
+                      stacklevel=2)
+        base.__init__(self, *args, **kwargs)
+
+    base = getattr(optimizer_hooks, name)
+    return type(name, (base,), {'__init__': __init__, '__module__': __name__,
+                                '__doc__': f'Deprecated alias of optimizer_hooks.{name}.'})
+
+
+WeightDecay = _deprecated_hook('WeightDecay')
+Lasso = _deprecated_hook('Lasso')
+GradientClipping = _deprecated_hook('GradientClipping')
+GradientNoise = _deprecated_hook('GradientNoise')
+GradientHardClipping = _deprecated_hook('GradientHardClipping')

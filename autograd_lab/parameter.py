@@ -10,6 +10,7 @@ True
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy
@@ -99,6 +100,7 @@ class Parameter(Variable):
             ginit, data.shape, device.xp, dtype=data.dtype, device=device)
         self._data = data
         self._node._set_data_type(data)
+        _share_data(self, data)
         self._grad = grad
         self._grad_var = None
         self._grad_valid = True
@@ -125,6 +127,8 @@ class Parameter(Variable):
 
     def to_device(self, device: Any) -> None:
         dev = backend.get_device(device)
+        if self._data is not None or dev != (self._initial_device or backend.CPU):
+            _leave_cell(self)
         self._initial_device = dev
         if self._data is not None:
             self._move(dev)
@@ -136,19 +140,78 @@ class Parameter(Variable):
         self.to_device(backend.get_device(0 if device is None else device))
 
     def to_intel64(self) -> None:
-        raise RuntimeError('iDeep (to_intel64) is not available in autograd_lab')
+        raise RuntimeError(backend._IDEEP_ERROR)
+
+    @Variable.array.setter
+    def array(self, d: Any) -> None:
+        Variable.array.fset(self, d)
+        _share_data(self, d)
+
+    data = array
+
+    def __copy__(self) -> Parameter:
+        """A new Parameter (new node) with this one's attributes, sharing its data *cell*:
+        until either is moved to another device, initializing or assigning the array of
+        one also sets the other's (Chainer's behaviour, on which ``Link.copy`` relies)."""
+        new = object.__new__(type(self))
+        for name in _COPIED:
+            setattr(new, name, getattr(self, name))
+        new.__dict__.update(self.__dict__)
+        new._node = VariableNode(new, self.name)
+        cell = self.__dict__.get('_data_cell')
+        if cell is None:
+            cell = self.__dict__['_data_cell'] = [weakref.ref(self)]
+        cell.append(weakref.ref(new))
+        new.__dict__['_data_cell'] = cell
+        if _events.recorder is not None:
+            _events.recorder.variable_created(new)
+        return new
 
     def __reduce__(self) -> tuple:
-        return _recreate_parameter, (self._data, self.name, self.grad if self._data is not None
-                                     else None, self.initializer, self.update_rule)
+        # As Chainer: recreated from its initializer, then given the array, so a copy made
+        # by deepcopy or pickle re-initializes with a NaN gradient.
+        device = self._initial_device if self._data is None and self._initial_device \
+            is not None else self.device
+        return _recreate_parameter, (self._data, self.name, self._grad_var if self._grad_var
+                                     is not None else self._grad, self._grad_valid,
+                                     self.initializer, self.update_rule, device)
 
 
-def _recreate_parameter(data: Any, name: Any, grad: Any, initializer: Any, rule: Any) -> Parameter:
-    p = Parameter(initializer if data is None else data, name=name)
-    p.initializer = initializer
-    if data is not None:
-        p._grad = grad
+# What a copy takes over (besides the instance dict); ``_node`` is made anew.
+_COPIED = ('_data', '_grad', '_grad_var', '_requires_grad', '_loss_scale', 'initializer',
+           '_grad_initializer', '_grad_valid', '_initial_device', 'update_rule')
+
+
+def _share_data(param: Parameter, data: Any) -> None:
+    """Give ``data`` to the Parameters that share ``param``'s data cell (see __copy__)."""
+    cell = param.__dict__.get('_data_cell')
+    if not cell:
+        return
+    for ref in cell:
+        other = ref()
+        if other is not None and other is not param:
+            other._data = data
+            other._node._set_data_type(data)
+
+
+def _leave_cell(param: Parameter) -> None:
+    """``param`` gets a data cell of its own (it moved to another device)."""
+    cell = param.__dict__.pop('_data_cell', None)
+    if cell:
+        cell[:] = [ref for ref in cell if ref() is not None and ref() is not param]
+
+
+def _recreate_parameter(data: Any, name: Any, grad: Any, grad_valid: bool, initializer: Any,
+                        rule: Any, device: Any) -> Parameter:
+    p = Parameter(initializer, name=name)
+    p.array = data
+    if isinstance(grad, Variable):
+        p._grad_var, p._grad = grad, None
+    else:
+        p._grad, p._grad_var = grad, None
+    p._grad_valid = grad_valid
     p.update_rule = rule
+    p.to_device(device)
     return p
 
 

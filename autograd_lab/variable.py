@@ -76,6 +76,9 @@ class VariableNode:
 
     def __init__(self, variable: Variable, name: str | None, **kwargs: Any) -> None:
         if kwargs:
+            if 'grad' in kwargs:
+                raise ValueError('unexpected keyword argument "grad": pass the gradient to '
+                                 'Variable instead')
             raise TypeError(f"got unexpected keyword argument(s) {', '.join(map(repr, kwargs))}")
         self._variable = weakref.ref(variable)
         self._creator_node = None
@@ -203,6 +206,7 @@ class Variable:
     __slots__ = ('_data', '_node', '_grad', '_grad_var', '_requires_grad', '_loss_scale',
                  '__weakref__')
     __array_priority__ = 200
+    _has_chainerx_array = False  # (Chainer's private flag: never, autograd_lab has no ChainerX)
     __hash__ = None  # type: ignore[assignment]
 
     def __init__(self, data: Any = None, **kwargs: Any) -> None:
@@ -230,6 +234,12 @@ class Variable:
         if _events.recorder is not None:
             _events.recorder.variable_created(self)
 
+    @classmethod
+    def _init_unchecked(cls, data: Any = None, name: str | None = None, grad: Any = None,
+                        requires_grad: bool = True, **chainerx_options: Any) -> Variable:
+        """Chainer's private constructor (its ChainerX options have no meaning here)."""
+        return cls(data, name=name, grad=grad, requires_grad=requires_grad)
+
     # ---- the array and its gradient -------------------------------------------------
 
     @property
@@ -240,7 +250,10 @@ class Variable:
     @array.setter
     def array(self, d: Any) -> None:
         self._data = d
-        self._node._set_data_type(d)
+        node = self._node
+        node._set_data_type(d)
+        if node.data is not None:  # a retained array follows the new one (as Chainer)
+            node.data = d
         if _events.recorder is not None:
             _events.recorder.data_changed(self, 'replaced')
 
@@ -515,7 +528,7 @@ class Variable:
             _events.recorder.device_moved(self, backend.get_device_from_array(source), dev)
 
     def to_intel64(self) -> None:
-        raise RuntimeError('iDeep (to_intel64) is not available in autograd_lab')
+        raise RuntimeError(backend._IDEEP_ERROR)
 
     def to_chx(self) -> None:
         raise RuntimeError('ChainerX is not available.')
@@ -525,7 +538,7 @@ class Variable:
 
     @property
     def chx_array(self) -> Any:
-        raise ValueError('Array is not a ChainerX array (autograd_lab has no ChainerX backend)')
+        raise ValueError('chx_array is not available for Variable with non-ChainerX array.')
 
     # ---- display ----------------------------------------------------------------
 
@@ -557,12 +570,12 @@ class Variable:
         return '\n'.join(lines)
 
     def _repr(self, separator: str) -> str:
-        prefix = 'variable' if self.name is None else f'variable {self.name}'
+        prefix = f'variable {self.name}' if self.name else 'variable'
         data = self._data
         if data is None:
             return f'{prefix}(None)'
         data = backend.CPU.send(data)
-        if data.size == 0 and data.shape != (0,):
+        if data.size == 0 and data.shape != (0,) and separator == ', ':  # repr only (as Chainer)
             return f'{prefix}([], shape={data.shape})'
         text = numpy.array2string(data, separator=separator, prefix=prefix + '(')
         return f'{prefix}({text})'
@@ -574,6 +587,20 @@ class Variable:
         return self._repr(' ')
 
     # ---- Python protocol -----------------------------------------------------------
+
+    def __copy__(self) -> Variable:
+        """A new Variable (a new node, no creator) sharing this one's array and gradient."""
+        new = Variable(self._data, name=self.name, grad=self._grad,
+                       requires_grad=self._requires_grad)
+        new._grad_var = self._grad_var
+        return new
+
+    def __reduce__(self) -> tuple:
+        # Pickled (and deep-copied) as Chainer does: the array, name, gradient and device,
+        # without the graph.
+        return _recreate_variable, (self._data, self.name, self.grad, self._requires_grad,
+                                    self.device)
+
 
     def __bool__(self) -> bool:
         raise TypeError('Variables cannot be used as booleans (bool(x)); compare x.array instead')
@@ -619,6 +646,13 @@ def as_variable(obj: Any) -> Variable:
 def as_array(obj: Any) -> Any:
     """The array of a Variable, or ``obj`` itself if it is already an array."""
     return obj._data if isinstance(obj, Variable) else obj
+
+
+def _recreate_variable(data: Any, name: str | None, grad: Any, requires_grad: bool,
+                       device: Device) -> Variable:
+    var = Variable(data, name=name, grad=grad, requires_grad=requires_grad)
+    var.to_device(device)
+    return var
 
 
 def _new_variable(data: Any, requires_grad: bool, creator: Any = None,

@@ -107,7 +107,7 @@ def session(mode: str, steps: int, seed: int = 0, stop_over: float | None = None
             figures['log_dropped'] = log.dropped
         if view is not None:
             figures['view_events'] = len(view.event_log())
-            figures['view_nodes'] = len(view._live.nodes)
+            figures['view_nodes'] = len(view.model.live.model.nodes)
             view.close()
     figures['steps_done'] = len(losses)
     figures['ms_per_step'] = 1000 * elapsed / len(losses)

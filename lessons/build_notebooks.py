@@ -4,9 +4,10 @@ One source gives two notebooks: the learner's ``lessons/NN_name.ipynb``
 (exercise cells hold a ``...`` placeholder) and the instructor's
 ``lessons/solutions/NN_name.ipynb`` (nbgrader source form: the reference answer
 between ``### BEGIN SOLUTION`` and ``### END SOLUTION``; it checks in strict
-mode).  Both are written without outputs and with stable cell ids, so building
-twice gives the same bytes; ``tests/test_lesson_checks.py`` checks the
-committed notebooks are up to date.
+mode).  Each starts with the same generated cell, ``INSTALL_CELL``, which installs the
+package where the kernel lacks it (Colab).  Both are written without outputs and with
+stable cell ids, so building twice gives the same bytes;
+``tests/test_lesson_checks.py`` checks the committed notebooks are up to date.
 
 Source format: Markdown text becomes markdown cells; fenced blocks become
 code cells.  The fence's info string says which kind::
@@ -34,10 +35,21 @@ SOURCES = HERE / 'source'
 SOLUTIONS = HERE / 'solutions'
 FENCE = re.compile(r'^```python(?:\s+(exercise|check)\s+(\S+)(?:\s+(\d+))?)?\s*$')
 
-# The solutions live one folder below checks.py; strict mode makes a rejected
-# reference answer fail the notebook run in CI.
-SOLUTION_PREAMBLE = ('import sys\n'
-                     "sys.path.insert(0, '..')  # checks.py is in the lessons folder\n")
+# Every lesson imports its checkers from the installed package (not from a file beside
+# the notebook), so a copied lesson runs anywhere autograd-lab is installed.
+CHECKS_IMPORT = 'from autograd_lab_lessons import checks'
+# Where the package is published: the first cell of every lesson installs it from here
+# when the kernel lacks it (Colab). Replace ORG/REPO and rebuild to publish the lessons.
+PACKAGE_URL = 'git+https://github.com/ORG/REPO'
+# The `colab` extra adds what the lessons import (the widget, matplotlib, ...) but neither
+# JupyterLab nor a newer ipywidgets than the host's own front end expects.
+INSTALL_CELL = '\n'.join([
+    '# Colab, or any Python without autograd-lab: install it (once). Elsewhere: nothing.',
+    'import importlib.util',
+    "if importlib.util.find_spec('autograd_lab_lessons') is None:",
+    f'    %pip install --quiet "autograd-lab[colab] @ {PACKAGE_URL}"',
+])
+# Strict mode makes a rejected reference answer fail the solution notebook's run in CI.
 SOLUTION_STRICT = '\nchecks.STRICT = True  # a rejected reference answer stops the run'
 
 
@@ -110,7 +122,8 @@ def _source(lines: list[str]) -> list[str]:
 
 def build(cells: list[dict], stem: str, *, solutions: bool) -> dict:
     """The notebook (as JSON-ready dict) of one lesson, learner or solutions form."""
-    out = []
+    out = [{'cell_type': 'code', 'execution_count': None, 'id': f'{stem[:2]}-install',
+            'metadata': {}, 'outputs': [], 'source': _source(INSTALL_CELL.split('\n'))}]
     first_code = True
     for n, cell in enumerate(cells):
         cid = f'{stem[:2]}-{n:02d}'
@@ -133,10 +146,6 @@ def build(cells: list[dict], stem: str, *, solutions: bool) -> dict:
                                  points=cell['points'])
         text = '\n'.join(lines)
         if solutions and first_code:
-            # A cell of its own, so the setup cell's imports stay at the top of their cell.
-            out.append({'cell_type': 'code', 'execution_count': None, 'id': f'{cid}-path',
-                        'metadata': {}, 'outputs': [],
-                        'source': _source(SOLUTION_PREAMBLE.rstrip('\n').split('\n'))})
             text += SOLUTION_STRICT
         first_code = False
         out.append({'cell_type': 'code', 'execution_count': None, 'id': cid,
@@ -162,9 +171,9 @@ def notebooks() -> dict[Path, str]:
     result = {}
     for src in sorted(SOURCES.glob('[0-9][0-9]_*.md')):
         cells = parse(src.read_text(encoding='utf-8'), src.name)
-        if 'import checks' not in '\n'.join(next(c for c in cells if c['kind'] != 'markdown')
-                                           ['lines']):
-            raise ValueError(f'{src.name}: the first code cell must import checks')
+        setup_cell = next(c for c in cells if c['kind'] != 'markdown')
+        if not any(line.startswith(CHECKS_IMPORT) for line in setup_cell['lines']):
+            raise ValueError(f'{src.name}: the first code cell must say {CHECKS_IMPORT!r}')
         result[HERE / f'{src.stem}.ipynb'] = dumps(build(cells, src.stem, solutions=False))
         result[SOLUTIONS / f'{src.stem}.ipynb'] = dumps(build(cells, src.stem, solutions=True))
     return result

@@ -117,4 +117,5 @@ def use(index: int) -> None:
 
 def make_backend() -> backend.GpuBackend:
     return backend.GpuBackend(xp, FakeGpuArray, to_device=to_device, device_of=device_of,
-                              device_count=device_count, use=use, label='fake')
+                              device_count=device_count, use=use, label='fake',
+                              current=lambda: _current['device'])

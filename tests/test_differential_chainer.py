@@ -476,6 +476,11 @@ def prog_gradient_check(rec, err):
         F.tanh, xs, np.ones((2, 3)), dtype=np.int32))
 '''
 
+# Issue 18's programs (behaviour differences, old-style Function, debug mode, devices...)
+from differential_chainer_compat import PROGRAMS as _ISSUE18_PROGRAMS  # noqa: E402
+
+PROGRAMS += _ISSUE18_PROGRAMS
+
 DRIVER = r'''
 import importlib, json, sys, warnings
 import numpy as np

@@ -702,7 +702,8 @@ class TestThreads:
 
         class Slow(chainer.FunctionNode):
             def forward(self, inputs):
-                return inputs[0] * 2,
+                # x + x rather than x * 2: NumPy 1.x turns a 0-d float32 times 2 into float64
+                return inputs[0] + inputs[0],
 
             def backward(self, target_input_indexes, grad_outputs):
                 go.set()

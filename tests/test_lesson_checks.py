@@ -1,16 +1,24 @@
-"""The lesson exercise checkers (lessons/checks.py) and the committed lesson notebooks.
+"""The lesson exercise checkers and the committed lesson notebooks.
 
-Every checker must accept the reference answer (the same code as in
-lessons/solutions/), reject a typical wrong answer with the hint meant for that
-mistake, and report a placeholder ``...`` as "not done yet" without raising.
-The notebooks themselves are executed by nbmake (pytest collects lessons/).
+The checkers are ``autograd_lab_lessons.checks`` (the file lessons/checks.py: the folder
+lessons/ is installed as the package autograd_lab_lessons), which every lesson imports.
+
+Every checker must accept the reference answer (the same code as in lessons/solutions/),
+reject at least three plausible wrong answers, each with the hint meant for that mistake,
+and report a placeholder ``...`` as "not done yet" without raising.  Checkers of code that
+must run on any device are also run under the test GPU backend (tests/fake_gpu.py), where
+NumPy-only code is rejected.  The notebooks themselves are executed by nbmake (pytest
+collects lessons/); the tests at the end run the lessons' own code in-process and check
+that what the text says (hand-computed values, measured outcomes) is what the engine does.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -19,20 +27,21 @@ import pytest
 import autograd_lab as chainer
 import autograd_lab.functions as F
 from autograd_lab import Variable, backend
+from autograd_lab_lessons import checks
 
 LESSONS = Path(__file__).resolve().parent.parent / 'lessons'
 
 
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f'lessons_{name}', LESSONS / f'{name}.py')
+def _load(name: str, path: Path):
+    """A fresh copy of the module in ``path`` (read again: module-level state is new)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
 
-checks = _load('checks')
-build = _load('build_notebooks')
+build = _load('lessons_build_notebooks', LESSONS / 'build_notebooks.py')
 
 
 @pytest.fixture(autouse=True)
@@ -53,55 +62,97 @@ def rejected(fb, *hint_words: str) -> None:
         assert word in fb.hint, (word, repr(fb))
 
 
-# ---- reference answers (the code of lessons/solutions) -----------------------------------
+# ---- answers: the references (the code of lessons/solutions) and the usual mistakes ---------
 
-def _softsign_class(derivative_power: int = 2, use_abs: bool = True):
+def _grad_of(make, x_values, seed=None):
+    x = Variable(np.asarray(x_values, dtype=np.float32))
+    y = make(x)
+    y.grad = np.ones_like(y.array) if seed is None else np.asarray(seed, np.float32)
+    y.backward(retain_grad=True)
+    return x
+
+
+def _central(f, x, h):
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+HAND = checks.neuron_by_hand()
+P = checks.NEURON
+
+
+def _neuron_forward(**changes):
+    values = {k: HAND[k] for k in ('z', 'e', 'd', 'f')}
+    values.update(changes)
+    return values
+
+
+def _neuron_grads(**changes):
+    values = {k: HAND[k] for k in ('w0', 'x0', 'w1', 'x1', 'w2')}
+    values.update(changes)
+    return values
+
+
+def _softsign_class(derivative_power=2, use_abs=True, abs_all=False, tuple_out=True,
+                    backward_abs=True, times_gy=True, variables=True, host=False):
     class Softsign(chainer.FunctionNode):
         def forward(self, inputs):
             x, = inputs
             self.retain_inputs((0,))
             xp = backend.get_array_module(x)
-            return x / (1 + (xp.abs(x) if use_abs else x)),
+            if host:  # NumPy only: leaves the GPU
+                x = np.asarray(x)
+                xp = np
+            denominator = 1 + (xp.abs(x) if use_abs else x)
+            y = (xp.abs(x) if abs_all else x) / denominator
+            return (y,) if tuple_out else y
 
         def backward(self, target_input_indexes, grad_outputs):
             x, = self.get_retained_inputs()
             gy, = grad_outputs
-            return gy / (1 + F.absolute(x)) ** derivative_power,
+            if not variables:  # computed on arrays: right values, but no graph
+                xp = backend.get_array_module(x.array)
+                return Variable(gy.array / (1 + xp.abs(x.array)) ** 2),
+            a = F.absolute(x) if backward_abs else x
+            local = 1 / (1 + a) ** derivative_power
+            return (gy * local if times_gy else local),
     return Softsign
 
 
-def _train_truncated(cut: bool):
+def _train_truncated(cut=True, keep_h=True, clear=False):
     def train(xs, targets, w0, k):
-        w = chainer.Parameter(np.array(w0))
-        h = Variable(np.array(0.0))
-        loss = 0
-        for t, (x_t, y_t) in enumerate(zip(xs, targets), start=1):
-            h = F.tanh(w * h + x_t)
-            loss += (h - y_t) ** 2
-            if t % k == 0:
-                loss.backward()
-                if cut:
-                    loss.unchain_backward()
-                loss = 0
-        return float(w.grad)
+        return checks.rnn_grad(xs, targets, w0, k, cut=cut, keep_h=keep_h, clear=clear)
     return train
 
 
-def _train_step(clear: bool, update: bool = True):
+def _train_step(clear=True, update=True, clear_between=False, loss_after=False):
     def train_step(model, optimizer, x, t):
         loss = F.softmax_cross_entropy(model(x), t)
         if clear:
             model.cleargrads()
         loss.backward()
+        if clear_between:
+            model.cleargrads()
         if update:
             optimizer.update()
+        if loss_after:
+            return float(F.softmax_cross_entropy(model(x), t).array)
         return float(loss.array)
     return train_step
 
 
-def _tanh_derivatives(double: bool):
+def _tanh_derivatives(how='right'):
     x = Variable(np.array(0.5))
+    if how == 'accumulate':
+        y = F.tanh(x)
+        grads = []
+        for _ in range(3):
+            y.backward()
+            grads.append(float(x.grad))
+        return grads
+    double = how != 'no-flag'
     g1, = chainer.grad([F.tanh(x)], [x], enable_double_backprop=double)
+    if how == 'same':
+        return [g1, g1, g1]
     g2, = chainer.grad([g1], [x], enable_double_backprop=double)
     g3 = chainer.grad([g2], [x])[0] if g2 is not None else None
     return [g1, g2, g3]
@@ -119,100 +170,421 @@ def _newton(step) -> float:
     return position
 
 
-def _hvp() -> Variable:
+def _hvp(v=(1.0, 0.0)) -> Variable:
     x = Variable(np.array([1.0, 2.0]))
     f = x[0]**2 * x[1] + x[1]**3
     g, = chainer.grad([f], [x], enable_double_backprop=True)
-    hv, = chainer.grad([F.sum(g * np.array([1.0, 0.0]))], [x])
+    hv, = chainer.grad([F.sum(g * np.array(v))], [x])
     return hv
 
 
-def _unscaled(scale: float | None):
+def _unscaled(scale, divide_by=None):
     x = Variable(np.ones(3, dtype=np.float16))
     loss = 1e-4 * F.sum(x * 1e-4)
     loss.backward(loss_scale=scale)
-    return x.grad.astype(np.float32) / (scale or 1)
+    return x.grad.astype(np.float32) / (divide_by if divide_by is not None else scale or 1)
 
 
-def _predict(no_backprop: bool):
+def _predict(how):
     def predict(model, x):
-        if no_backprop:
+        if how == 'right':
             with chainer.no_backprop_mode():
                 return model(x)
-        return model(x)
+        if how == 'plain':
+            return model(x)
+        if how == 'copied':
+            return Variable(model(x).array)
+        if how == 'unchained':
+            y = model(x)
+            y.unchain()
+            return y
+        return Variable(x @ model.W.array.T + model.b.array)  # 'numpy'
     return predict
 
 
-def _softplus(a):
-    xp = backend.get_array_module(a)
-    return xp.log(1 + xp.exp(a))
+def _one_hot(how='right'):
+    def one_hot(t, n):
+        xp = backend.get_array_module(t)
+        if how == 'numpy':
+            return np.eye(n, dtype=np.float32)[t]
+        if how == 'transposed':
+            return xp.eye(n, dtype=np.float32)[t].T
+        if how == 'shifted':
+            return xp.eye(n, dtype=np.float32)[(t + 1) % n]
+        if how == 'variable':
+            return Variable(xp.eye(n, dtype=np.float32)[t])
+        return xp.eye(n, dtype=np.float32)[t]
+    return one_hot
 
 
-def _grad_of(make, x_values, seed=None):
-    x = Variable(np.asarray(x_values, dtype=np.float32))
-    y = make(x)
-    y.grad = np.ones_like(y.array) if seed is None else np.asarray(seed, np.float32)
-    y.backward(retain_grad=True)
-    return x
+def _to_numpy(how='right'):
+    def to_numpy(v):
+        if how == 'variable':
+            return v
+        if how == 'array':
+            return v.array
+        if how == 'moved':
+            v.to_device('@numpy')
+            return v.array
+        if how == 'get':
+            return v.array.get()
+        return backend.CpuDevice().send(v.array)
+    return to_numpy
 
 
-# (checker name, reference answer, typical wrong answer, words the hint must contain)
+def _linear_class(how='right'):
+    class LinearFunction(chainer.FunctionNode):
+        def forward(self, inputs):
+            x, W, b = inputs
+            self.retain_inputs((0, 1))
+            return x @ W.T + b,
+
+        def backward(self, target_input_indexes, grad_outputs):
+            x, W = self.get_retained_inputs()
+            gy, = grad_outputs
+            gx = F.matmul(gy, W)
+            gW = F.matmul(gy, x, transa=True)
+            gb = F.sum(gy, axis=0)
+            if how == 'gb-not-summed':
+                gb = gy
+            elif how == 'gW-transposed':
+                gW = F.matmul(x, gy, transa=True)
+            elif how == 'gb-mean':
+                gb = F.sum(gy, axis=0) / gy.shape[0]
+            elif how == 'gW-without-gy':
+                gW = F.matmul(F.broadcast_to(Variable(np.ones((), x.dtype)), gy.shape), x,
+                              transa=True)
+            elif how == 'stub':
+                return ...
+            return gx, gW, gb
+    return LinearFunction
+
+
+def _softmax_class(how='right'):
+    class SoftmaxCrossEntropy(chainer.FunctionNode):
+        def forward(self, inputs):
+            x, t = inputs
+            self.retain_inputs((0, 1))
+            xp = backend.get_array_module(x)
+            shifted = x if how == 'unstable' else x - x.max(axis=1, keepdims=True)
+            with np.errstate(over='ignore', invalid='ignore'):  # 'unstable' overflows
+                log_p = shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
+            loss = -log_p[xp.arange(len(t)), t].mean()
+            return xp.asarray(loss, dtype=x.dtype),
+
+        def backward(self, target_input_indexes, grad_outputs):
+            x, t = self.get_retained_inputs()
+            gloss, = grad_outputs
+            xp = np if how == 'numpy' else backend.get_array_module(x)
+            onehot = xp.eye(x.shape[1], dtype=x.dtype)[_host(t.array) if how == 'numpy'
+                                                       else t.array]
+            diff = F.softmax(x) - onehot
+            if how == 'sign':
+                diff = -diff
+            n = 1 if how == 'no-mean' else len(t)
+            gx = diff / n if how == 'no-gy' else diff * gloss / n
+            return gx, None
+    return SoftmaxCrossEntropy
+
+
+def _host(a):
+    return backend.CpuDevice().send(a)
+
+
+N_OUT = checks.COUNT
+
+
+# (checker name, reference answer, [(wrong answer, words its hint must contain), ...])
 CASES = [
-    ('ex01_cubic', lambda: _grad_of(lambda x: x**3 - 3 * x, [-1, 0, 2]).grad,
-     lambda: 3 * np.array([-1.0, 0, 2]) ** 2, ['-3']),
-    ('ex01_accumulate', lambda: np.array([16.0]), lambda: np.array([8.0]), ['accumulate']),
-    ('ex02_h_grad', lambda: 2 * (3 * np.array([1.0, 2.0]) + 1),
-     lambda: _grad_of(lambda x: F.sum((3 * x + 1) ** 2), [1, 2]).grad, ['x.grad']),
-    ('ex02_released', lambda: {'h', 'loss'}, lambda: {'h'}, ['output']),
-    ('ex03_weighted', lambda: _grad_of(lambda x: x**2, [1, 2, 3], [1, 0, 10]).grad,
-     lambda: _grad_of(lambda x: x**2, [1, 2, 3]).grad, ['seed of ones']),
-    ('ex03_sum_sin', lambda: np.cos(np.linspace(0, np.pi, 5)),
-     lambda: np.sin(np.linspace(0, np.pi, 5)), ['differentiate']),
-    ('ex04_ranks', lambda: {'mul': 0, 'exp': 1, 'sin': 1, 'add': 2},
-     lambda: {'mul': 2, 'exp': 1, 'sin': 1, 'add': 0}, ['from the inputs']),
-    ('ex04_accumulated', lambda: np.exp(1.0) + np.cos(1.0), lambda: np.exp(1.0),
-     ['through sin']),
-    ('ex05_tanh', lambda: _tanh_derivatives(True), lambda: _tanh_derivatives(False),
-     ['enable_double_backprop=True']),
-    ('ex05_hvp', _hvp, lambda: np.array([4.0, 13.0]), ['gradient of f']),
-    ('ex05_newton', lambda: _newton(lambda x, f, d1, d2: x - d1 / d2),
-     lambda: _newton(lambda x, f, d1, d2: x - f / d1), ["f'/f''"]),
-    ('ex06_predict', lambda: {'x': None, 'a': 3.0}, lambda: {'x': 1.5, 'a': 3.0},
-     ['unchain']),
-    ('ex06_truncated', lambda: _train_truncated(True), lambda: _train_truncated(False),
-     ['never cut']),
-    ('ex07_recorded', lambda: {'y1', 'y3', 'y4'}, lambda: {'y1', 'y2', 'y3'},
-     ['y2 was computed inside no_backprop_mode']),
-    ('ex07_predict', lambda: _predict(True), lambda: _predict(False), ['no_backprop_mode']),
-    ('ex08_param_count', lambda: 2410, lambda: 64 * 32 + 32 * 10, ['bias']),
-    ('ex08_train_step', lambda: _train_step(True), lambda: _train_step(False),
-     ['cleargrads']),
-    ('ex09_unscaled', lambda: _unscaled(4096), lambda: _unscaled(None), ['underflow']),
-    ('ex09_max_scale', lambda: 2.0**14, lambda: 2.0**15, ['overflows']),
-    ('ex10_to_numpy', lambda: (lambda v: backend.CpuDevice().send(v.array)),
-     lambda: (lambda v: v), ['.array']),
-    ('ex10_softplus', lambda: _softplus, lambda: np.exp, ['log']),
-    ('ex11_forward', _softsign_class, lambda: _softsign_class(use_abs=False), ['xp.abs']),
-    ('ex11_backward', _softsign_class, lambda: _softsign_class(1), ['square the denominator']),
+    ('ex01_accumulate', lambda: 16, [
+        (lambda: np.array([8.0]), ['accumulate']),
+        (lambda: 0, ['Nothing resets']),
+        (lambda: 64, ['added, not multiplied'])]),
+    ('ex01_central_difference', lambda: _central, [
+        (lambda: lambda f, x, h: (f(x + h) - f(x)) / h, ['one-sided (forward)']),
+        (lambda: lambda f, x, h: (f(x + h) - f(x - h)) / h, ['divide by 2 * h']),
+        (lambda: lambda f, x, h: f(x + h) - f(x - h), ['distance']),
+        (lambda: lambda f, x, h: (f(x) - f(x - h)) / h, ['one-sided (backward)'])]),
+    ('ex01_cubic', lambda: _grad_of(lambda x: x**3 - 3 * x, [-1, 0, 2]).grad, [
+        (lambda: 3 * np.array([-1.0, 0, 2]) ** 2, ['-3']),
+        (lambda: np.array([2.0, 0.0, 2.0]), ['y itself']),
+        (lambda: np.array([6.0, 0.0, 6.0]), ['derivative of 3x'])]),
+    ('ex02_forward', _neuron_forward, [
+        (lambda: _neuron_forward(z=P['w0'] * P['x0'] + P['w1'] * P['x1']), ['bias w2']),
+        (lambda: _neuron_forward(e=math.exp(HAND['z'])), ['minus sign']),
+        (lambda: _neuron_forward(f=HAND['d']), ['1/d'])]),
+    ('ex02_dz', lambda: HAND['g_z'], [
+        (lambda: -HAND['g_z'], ['flips the sign']),
+        (lambda: HAND['f'], ['the value']),
+        (lambda: HAND['g_d'], ['keep multiplying']),
+        (lambda: 1 / HAND['d'] ** 2, ['exp(u) = e'])]),
+    ('ex02_input_grads', _neuron_grads, [
+        (lambda: _neuron_grads(w0=P['w0'] * HAND['g_z'], x0=P['x0'] * HAND['g_z'],
+                               w1=P['w1'] * HAND['g_z'], x1=P['x1'] * HAND['g_z']),
+         ['swaps']),
+        (lambda: _neuron_grads(w0=P['x0'], x0=P['w0'], w1=P['x1'], x1=P['w1']),
+         ['arriving from above']),
+        (lambda: _neuron_grads(w2=HAND['g_z'] / 3), ['does not split']),
+        (lambda: _neuron_grads(w0=HAND['g_z'], x0=HAND['g_z'], w1=HAND['g_z'],
+                               x1=HAND['g_z']), ['scales it'])]),
+    ('ex02_gates', lambda: {'x': 2, 'y': 8, 'z': 0}, [
+        (lambda: {'x': 2, 'y': 2, 'z': 0}, ['fan-out']),
+        (lambda: {'x': 2, 'y': 6, 'z': 0}, ['fan-out']),
+        (lambda: {'x': 2, 'y': 8, 'z': 6}, ['routes']),
+        (lambda: {'x': 2, 'y': 5, 'z': 3}, ['routes']),
+        (lambda: {'x': 6, 'y': 8, 'z': 0}, ['swaps'])]),
+    ('ex03_released', lambda: {'h', 'loss'}, [
+        (lambda: {'x', 'h', 'loss'}, ['Leaves']),
+        (lambda: {'h'}, ['the output included']),
+        (set, ['loses its gradient']),
+        (lambda: {'loss'}, ['h was made by a function'])]),
+    ('ex03_h_grad', lambda: 2 * (3 * np.array([1.0, 2.0]) + 1), [
+        (lambda: _grad_of(lambda x: F.sum((3 * x + 1) ** 2), [1, 2]).grad, ['x.grad']),
+        (lambda: 3 * np.array([1.0, 2.0]) + 1, ['the value']),
+        (lambda: np.array([3.0, 3.0]), ['local derivative']),
+        (lambda: None, ['retain_grad=True'])]),
+    ('ex04_sum_sin', lambda: np.cos(np.linspace(0, np.pi, 5)), [
+        (lambda: np.sin(np.linspace(0, np.pi, 5)), ['differentiate']),
+        (lambda: -np.cos(np.linspace(0, np.pi, 5)), ['+cos']),
+        (lambda: np.ones(5), ['multiplies'])]),
+    ('ex04_weighted', lambda: _grad_of(lambda x: x**2, [1, 2, 3], [1, 0, 10]).grad, [
+        (lambda: _grad_of(lambda x: x**2, [1, 2, 3]).grad, ['seed of ones']),
+        (lambda: [1, 0, 10], ['seed alone']),
+        (lambda: [1, 0, 90], ['the value']),
+        (lambda: [1, 0, 30], ['not x'])]),
+    ('ex05_ranks', lambda: {'mul': 0, 'exp': 1, 'sin': 1, 'add': 2}, [
+        (lambda: {'mul': 2, 'exp': 1, 'sin': 1, 'add': 0}, ['from the inputs']),
+        (lambda: {'mul': 0, 'exp': 1, 'sin': 2, 'add': 3}, ['same rank']),
+        (lambda: {'mul': 1, 'exp': 2, 'sin': 2, 'add': 3}, ['rank 0'])]),
+    ('ex05_accumulated', lambda: np.exp(1.0) + np.cos(1.0), [
+        (lambda: np.exp(1.0), ['through sin']),
+        (lambda: np.cos(1.0), ['through exp']),
+        (lambda: np.exp(1.0) * np.cos(1.0), ['add up']),
+        (lambda: 2 * (np.exp(1.0) + np.cos(1.0)), ['x.grad'])]),
+    ('ex06_no_double', lambda: None, [
+        (lambda: 18.0, ['WITH enable_double_backprop']),
+        (lambda: 0, ['None, not 0']),
+        (lambda: 27, ['g1 = 3x^2'])]),
+    ('ex06_tanh', _tanh_derivatives, [
+        (lambda: _tanh_derivatives('no-flag'), ['enable_double_backprop=True']),
+        (lambda: _tanh_derivatives('same'), ['previous derivative']),
+        (lambda: _tanh_derivatives('accumulate'), ['accumulate'])]),
+    ('ex06_hvp', _hvp, [
+        (lambda: np.array([4.0, 13.0]), ['gradient of f']),
+        (lambda: 4.0, ['a number']),
+        (lambda: _hvp((0.0, 1.0)), ['v = [1, 0]']),
+        (lambda: np.array([[4.0, 2.0], [2.0, 12.0]]), ['whole Hessian'])]),
+    ('ex06_newton', lambda: _newton(lambda x, f, d1, d2: x - d1 / d2), [
+        (lambda: _newton(lambda x, f, d1, d2: x - f / d1), ["f'/f''"]),
+        (lambda: 1.5, ['one step']),
+        (lambda: _newton(lambda x, f, d1, d2: x + d1 / d2), ['wrong way'])]),
+    ('ex07_predict', lambda: {'x': None, 'a': 3.0}, [
+        (lambda: {'x': 1.5, 'a': 3.0}, ['unchain']),
+        (lambda: {'x': None, 'a': 1.5}, ['fan-out']),
+        (lambda: {'x': None, 'a': 9.0}, ['x.grad']),
+        (lambda: {'x': None, 'a': None}, ['leaf'])]),
+    ('ex07_truncated', _train_truncated, [
+        (lambda: _train_truncated(cut=False), ['never cut']),
+        (lambda: _train_truncated(keep_h=False), ['keeps its value']),
+        (lambda: _train_truncated(clear=True), ['last chunk'])]),
+    ('ex07_vanishing', lambda: {0.5: 0.5**10, 1.5: 1.5**10}, [
+        (lambda: {0.5: 5.0, 1.5: 15.0}, ['not 10 * w']),
+        (lambda: {0.5: 0.5**9, 1.5: 1.5**9}, ['ten factors']),
+        (lambda: {'0.5': 0.5**11, '1.5': 1.5**11}, ['ten factors']),
+        (lambda: {0.5: 2.0**10, 1.5: 1.5**-10}, ['not 1/w'])]),
+    ('ex07_clip_step', lambda: 0.1, [
+        (lambda: 1.0, ['lr times']),
+        (lambda: 10.0, ['do not divide']),
+        (lambda: 0, ['never makes it zero'])]),
+    ('ex08_recorded', lambda: {'y1', 'y3', 'y4'}, [
+        (lambda: {'y1', 'y2', 'y3'}, ['y2 was computed inside no_backprop_mode']),
+        (lambda: {'y1'}, ['force_backprop_mode switches recording back on']),
+        (lambda: {'y1', 'y3'}, ['y4 is computed outside']),
+        (lambda: {'y1', 'y2', 'y3', 'y4'}, ['y2 was computed inside no_backprop_mode'])]),
+    ('ex08_predict', lambda: _predict('right'), [
+        (lambda: _predict('plain'), ['no_backprop_mode']),
+        (lambda: _predict('copied'), ['does not undo']),
+        (lambda: _predict('unchained'), ['does not undo']),
+        (lambda: _predict('numpy'), ['model itself'])]),
+    ('ex09_lr_ranking', lambda: [0.3, 0.01, 3.0], [
+        (lambda: [0.01, 0.3, 3.0], ['safe but slow']),
+        (lambda: [3.0, 0.3, 0.01], ['overshoots']),
+        (lambda: [0.3, 3.0, 0.01], ['stuck guessing'])]),
+    ('ex09_param_count', lambda: 2410, [
+        (lambda: 64 * 32 + 32 * 10, ['bias']),
+        (lambda: 64 * 32 + 32, ['first layer']),
+        (lambda: 64 * 32 + 64 + 32 * 10 + 32, ['each output']),
+        (lambda: 64 * 32 * 10, ['do not multiply'])]),
+    ('ex09_train_step', _train_step, [
+        (lambda: _train_step(clear=False), ['cleargrads() before loss.backward()']),
+        (lambda: _train_step(update=False), ['optimizer.update()']),
+        (lambda: _train_step(clear_between=True), ['not between']),
+        (lambda: _train_step(loss_after=True), ['before the update'])]),
+    ('ex10_max_scale', lambda: 2.0**14, [
+        (lambda: 2.0**15, ['overflows']),
+        (lambda: 65504 / 3, ['power of two']),
+        (lambda: 2.0**16, ['already above']),
+        (lambda: 2.0**13, ['larger one'])]),
+    ('ex10_unscaled', lambda: _unscaled(8192), [
+        (lambda: _unscaled(None), ['underflow']),
+        (lambda: _unscaled(8192, divide_by=1), ['divide by it']),
+        (lambda: _unscaled(8192, divide_by=8192.0**2), ['once'])]),
+    ('ex10_zero_in_float16', lambda: {1e-9, 2e-8}, [
+        (lambda: {1e-9, 2e-8, 4e-8}, ['nearest']),
+        (lambda: {1e-9, 2e-8, 4e-8, 1e-6}, ['subnormal']),
+        (lambda: {1e-9}, ['too']),
+        (set, ['nothing between'])]),
+    ('ex11_one_hot', _one_hot, [
+        (lambda: _one_hot('transposed'), ['One row per label']),
+        (lambda: _one_hot('shifted'), ['count from 0']),
+        (lambda: _one_hot('variable'), ['array itself'])]),
+    ('ex11_stays_on_gpu', lambda: {'A', 'C'}, [
+        (lambda: {'C'}, ['handed on to CuPy']),
+        (lambda: {'A', 'B', 'C'}, ['refuses to add']),
+        (lambda: {'A', 'C', 'D'}, ['implicit copies']),
+        (lambda: {'A'}, ['xp is cupy'])]),
+    ('ex11_to_numpy', _to_numpy, [
+        (lambda: _to_numpy('variable'), ['Return its array']),
+        (lambda: _to_numpy('get'), ['.get() exists only on CuPy arrays']),
+        (lambda: lambda v: v.array.tolist(), ['copy it to the CPU'])]),
+    ('ex12_backward', _softsign_class, [
+        (lambda: _softsign_class(1), ['square the denominator']),
+        (lambda: _softsign_class(backward_abs=False), ['Keep the absolute value']),
+        (lambda: _softsign_class(times_gy=False), ['by gy']),
+        (lambda: _softsign_class(variables=False), ['F functions'])]),
+    ('ex12_forward', _softsign_class, [
+        (lambda: _softsign_class(use_abs=False), ['xp.abs']),
+        (lambda: _softsign_class(abs_all=True), ['sign of x']),
+        (lambda: _softsign_class(tuple_out=False), ['comma'])]),
+    ('ex12_slope', lambda: 0.25, [
+        (lambda: 0.5, ['Square the denominator']),
+        (lambda: -0.25, ['positive everywhere']),
+        (lambda: -0.5, ['the value']),
+        (lambda: float('inf'), ['keep the absolute value'])]),
+    ('ex13_count', lambda: {'reverse': 30000, 'forward': 3000000}, [
+        (lambda: {'reverse': 3010000, 'forward': 30000}, ['other way round']),
+        (lambda: {'reverse': 30000, 'forward': 30000}, ['ONE input direction']),
+        (lambda: {'reverse': 3000000, 'forward': 3010000}, ['vector times a matrix'])]),
+    ('ex13_linear', _linear_class, [
+        (lambda: _linear_class('gb-not-summed'), ['F.sum(gy, axis=0)']),
+        (lambda: _linear_class('gW-transposed'), ['gW = gy^T x']),
+        (lambda: _linear_class('gb-mean'), ['not the mean']),
+        (lambda: _linear_class('gW-without-gy'), ['Multiply in gy'])]),
+    ('ex13_shapes', lambda: {'gx': (4, 3), 'gW': (2, 3), 'gb': (2,)}, [
+        (lambda: {'gx': (4, 3), 'gW': (3, 2), 'gb': (2,)}, ['(n_out, n_in)']),
+        (lambda: {'gx': (4, 3), 'gW': (2, 3), 'gb': (4, 2)}, ['sums the rows']),
+        (lambda: {'gx': (4, 2), 'gW': (2, 3), 'gb': (2,)}, ['shape of gy'])]),
+    ('ex13_softmax_ce', _softmax_class, [
+        (lambda: _softmax_class('no-mean'), ['divide by N']),
+        (lambda: _softmax_class('sign'), ['p - onehot']),
+        (lambda: _softmax_class('no-gy'), ['incoming gradient']),
+        (lambda: _softmax_class('unstable'), ['subtract the largest logit'])]),
+]
+
+# Device-generic code: the same checkers under the test GPU backend (tests/fake_gpu.py),
+# where NumPy-only answers, which pass on a CPU, must be caught.
+GPU_CASES = [
+    ('ex11_one_hot', _one_hot, [(lambda: _one_hot('numpy'), ['xp.eye(n)[t]'])]),
+    ('ex11_to_numpy', _to_numpy, [
+        (lambda: _to_numpy('array'), ['CuPy array']),
+        (lambda: _to_numpy('moved'), ['Leave v where it is'])]),
+    ('ex12_forward', _softsign_class, [
+        (lambda: _softsign_class(host=True), ['get_array_module'])]),
+    ('ex12_backward', _softsign_class, []),
+    ('ex13_linear', _linear_class, []),
+    ('ex13_softmax_ce', _softmax_class, [
+        (lambda: _softmax_class('numpy'), ['same device as x'])]),
 ]
 
 
-def test_every_checker_is_covered():
+def _wrong_cases(cases):
+    return [(name, reference, wrong, words) for name, reference, wrongs in cases
+            for wrong, words in wrongs]
+
+
+def _ids(cases):
+    seen: dict[str, int] = {}
+    ids = []
+    for name, *_ in cases:
+        seen[name] = seen.get(name, 0) + 1
+        ids.append(f'{name}-{seen[name]}')
+    return ids
+
+
+WRONG = _wrong_cases(CASES)
+GPU_WRONG = _wrong_cases(GPU_CASES)
+
+
+def test_every_checker_is_covered_with_three_wrong_answers():
     assert sorted(name for name, *_ in CASES) == sorted(checks.ALL)
-    assert len(checks.ALL) >= 11
+    for name, _, wrongs in CASES:
+        gpu = sum(len(w) for n, _, w in GPU_CASES if n == name)
+        assert len(wrongs) + gpu >= 3, name
 
 
-@pytest.mark.parametrize(('name', 'reference', 'wrong', 'words'), CASES,
-                         ids=[c[0] for c in CASES])
-def test_checker_accepts_reference_and_rejects_typical_mistake(name, reference, wrong, words):
-    checker = checks.ALL[name]
-    accepted(checker(reference()))
-    rejected(checker(wrong()), *words)
+@pytest.mark.parametrize(('name', 'reference', 'wrongs'), CASES, ids=[c[0] for c in CASES])
+def test_checker_accepts_the_reference(name, reference, wrongs):
+    accepted(checks.ALL[name](reference()))
 
 
-@pytest.mark.parametrize(('name', 'reference', 'wrong', 'words'), CASES,
-                         ids=[c[0] for c in CASES])
-def test_checker_under_nbgrader(name, reference, wrong, words, monkeypatch, capsys):
+@pytest.mark.parametrize(('name', 'reference', 'wrong', 'words'), WRONG, ids=_ids(WRONG))
+def test_checker_rejects_a_plausible_mistake_with_its_hint(name, reference, wrong, words):
+    rejected(checks.ALL[name](wrong()), *words)
+
+
+@pytest.mark.parametrize(('name', 'reference', 'wrongs'), GPU_CASES,
+                         ids=[c[0] for c in GPU_CASES])
+def test_device_generic_reference_passes_on_the_gpu_backend(name, reference, wrongs,
+                                                            fake_gpu):
+    fb = checks.ALL[name](reference())
+    accepted(fb)
+    assert 'tried on the CPU and on the GPU' in fb.message
+
+
+@pytest.mark.parametrize(('name', 'reference', 'wrong', 'words'), GPU_WRONG,
+                         ids=_ids(GPU_WRONG))
+def test_numpy_only_code_is_rejected_on_the_gpu_backend(name, reference, wrong, words,
+                                                        fake_gpu):
+    rejected(checks.ALL[name](wrong()), *words)
+
+
+@pytest.mark.parametrize(('name', 'reference', 'wrong', 'words'), GPU_WRONG,
+                         ids=_ids(GPU_WRONG))
+def test_without_a_gpu_the_checker_says_what_it_could_not_try(name, reference, wrong, words,
+                                                              no_gpu):
+    # on a CPU these answers are right, and the checker says the GPU path was not tried
+    fb = checks.ALL[name](wrong())
+    accepted(fb)
+    assert 'there is no GPU here' in fb.message
+
+
+def test_backward_is_checked_at_negative_points():
+    # a backward that drops |x| is right for x > 0: the checker must try x < 0 too
+    only_positive = _softsign_class(backward_abs=False)
+    x = Variable(np.array([0.5, 1.0, 2.0]))
+    y, = only_positive().apply((x,))
+    y.grad = np.ones(3)
+    y.backward()
+    np.testing.assert_allclose(x.grad, 1 / (1 + np.abs(x.array)) ** 2)
+    rejected(checks.ex12_backward(only_positive), 'absolute value')
+
+
+def test_checkers_leave_the_learners_random_state_alone():
+    np.random.seed(123)
+    expected = np.random.random()
+    np.random.seed(123)
+    checks.ex12_backward(_softsign_class())
+    checks.ex13_linear(_linear_class())
+    assert np.random.random() == expected
+
+
+def test_a_stub_backward_is_not_done_yet():
+    fb = checks.ex13_linear(_linear_class('stub'))
+    assert fb.status == 'todo' and 'backward' in fb.message
+
+
+@pytest.mark.parametrize(('name', 'reference', 'wrongs'), CASES, ids=[c[0] for c in CASES])
+def test_checker_under_nbgrader(name, reference, wrongs, monkeypatch, capsys):
     # as while nbgrader autogrades: right answers print and return None (full points),
     # wrong ones raise (zero points), with the hint in the error
     monkeypatch.setattr(checks, 'GRADING', True)
@@ -220,6 +592,7 @@ def test_checker_under_nbgrader(name, reference, wrong, words, monkeypatch, caps
     checker = checks.ALL[name]
     assert checker(reference()) is None
     assert name in capsys.readouterr().out
+    wrong, words = wrongs[0]
     with pytest.raises(AssertionError) as error:
         checker(wrong())
     for word in words:
@@ -243,13 +616,13 @@ def test_strict_mode_raises_for_placeholder(name, monkeypatch):
 def test_strict_mode_passes_correct_answers(monkeypatch):
     monkeypatch.setattr(checks, 'STRICT', True)
     assert checks.ex01_accumulate(np.array([16.0]))
-    with pytest.raises(AssertionError, match='gradients accumulate'):
+    with pytest.raises(AssertionError, match='Gradients accumulate'):
         checks.ex01_accumulate(np.array([8.0]))
 
 
 def test_nbgrader_environment_turns_strict_on(monkeypatch, capsys):
     monkeypatch.setenv('NBGRADER_EXECUTION', 'autograde')
-    fresh = _load('checks')
+    fresh = _load('fresh_checks', Path(checks.__file__))
     assert fresh.STRICT is True and fresh.GRADING is True
     with pytest.raises(AssertionError, match='not done yet'):
         fresh.ex01_accumulate(...)
@@ -258,8 +631,15 @@ def test_nbgrader_environment_turns_strict_on(monkeypatch, capsys):
     assert fresh.ex01_accumulate([16.0]) is None
     assert 'is right' in capsys.readouterr().out
     monkeypatch.delenv('NBGRADER_EXECUTION')
-    fresh = _load('checks')
+    fresh = _load('fresh_checks', Path(checks.__file__))
     assert fresh.STRICT is False and fresh.GRADING is False
+
+
+def test_a_checker_that_tries_several_inputs_prints_one_verdict_while_grading(monkeypatch,
+                                                                             capsys):
+    monkeypatch.setattr(checks, 'GRADING', True)
+    assert checks.ex01_central_difference(_central) is None
+    assert capsys.readouterr().out.count('[ex01_central_difference]') == 1
 
 
 def test_feedback_names_the_wrong_element():
@@ -271,21 +651,181 @@ def test_feedback_names_the_wrong_element():
 def test_feedback_reports_shape_and_type_errors():
     assert 'shape (2,)' in checks.ex01_cubic(np.zeros(2)).message
     assert 'got str' in checks.ex01_cubic('eight').message
-    assert 'is None' in checks.ex02_h_grad(None).message
+    assert 'is None' in checks.ex03_h_grad(None).message
+    assert 'exactly the keys' in checks.ex02_gates({'x': 1}).message
 
 
 def test_learner_exceptions_become_feedback():
     def broken(xs, targets, w0, k):
         raise ZeroDivisionError('boom')
-    fb = checks.ex06_truncated(broken)
+    fb = checks.ex07_truncated(broken)
     assert fb.status == 'wrong' and 'ZeroDivisionError: boom' in fb.message
 
 
 def test_feedback_html_escapes_learner_text():
-    fb = checks.ex07_recorded({'<script>alert(1)</script>'})
+    fb = checks.ex08_recorded({'<script>alert(1)</script>'})
     assert '<script>' in fb.message  # echoed back as text...
     page = fb._repr_html_()
     assert '<script>' not in page and '&lt;script&gt;' in page  # ...but never as markup
+
+
+# ---- hand-computed values equal the engine's -------------------------------------------
+
+def _engine_neuron():
+    inputs = {k: Variable(np.array(v)) for k, v in checks.NEURON.items()}
+    z = inputs['w0'] * inputs['x0'] + inputs['w1'] * inputs['x1'] + inputs['w2']
+    f = 1 / (1 + F.exp(-z))
+    f.backward(retain_grad=True)
+    return inputs, z, f
+
+
+def test_neuron_by_hand_equals_the_engine():
+    inputs, z, f = _engine_neuron()
+    assert HAND['z'] == pytest.approx(float(z.array))
+    assert HAND['f'] == pytest.approx(float(f.array))
+    assert HAND['g_z'] == pytest.approx(float(z.grad))
+    for name, var in inputs.items():
+        assert HAND[name] == pytest.approx(float(var.grad)), name
+
+
+def test_gates_by_hand_equal_the_engine():
+    x, y, z = (Variable(np.array(v)) for v in checks.GATES.values())
+    ((x + y) * F.maximum(y, z)).backward()
+    assert checks.gates_by_hand() == {'x': float(x.grad), 'y': float(y.grad),
+                                      'z': float(z.grad)}
+
+
+# ---- the lessons' own code, run in-process: what the text says is what happens -----------
+
+def run_lesson(stem: str, upto: str | None = None, keep_views: bool = False) -> dict:
+    """Runs the code cells of lessons/source/<stem>.md, exercises in their solution form,
+    in one namespace (up to the cell that contains ``upto``); returns the namespace.
+
+    The graph views the lesson opens are closed afterwards (they follow the engine's
+    events while open), unless ``keep_views``.
+    """
+    import matplotlib
+    matplotlib.use('Agg')
+    from autograd_lab_widget import GraphView
+
+    views: list = []
+
+    class TrackedView(GraphView):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            views.append(self)
+
+    cells = build.parse((LESSONS / 'source' / f'{stem}.md').read_text(encoding='utf-8'), stem)
+    namespace: dict = {}
+    try:
+        for cell in cells:
+            if cell['kind'] == 'markdown':
+                continue
+            lines = cell['lines']
+            if cell['kind'] == 'exercise':
+                before, _, answer, after = build._split_exercise(lines, cell['where'])
+                lines = before + answer + after
+            code = '\n'.join(lines)
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                exec(compile(code, f'{stem}.md', 'exec'), namespace)
+            if 'GraphView' in namespace:
+                namespace['GraphView'] = TrackedView
+            if upto is not None and upto in code:
+                break
+    finally:
+        for view in [] if keep_views else views:
+            view.close()
+    return namespace
+
+
+def test_lesson_2_hand_computation_equals_the_engine(monkeypatch):
+    monkeypatch.setattr(checks, 'STRICT', True)  # every reference answer must pass
+    ns = run_lesson('02_chain_rule_by_hand', upto='engine_grads = ')
+    inputs, z, f = _engine_neuron()
+    assert ns['f'] == pytest.approx(float(f.array))
+    assert ns['z'] == pytest.approx(float(z.array))
+    assert ns['g_z'] == pytest.approx(float(z.grad))
+    assert ns['grads'] == pytest.approx({k: float(v.grad) for k, v in inputs.items()})
+    assert ns['engine_grads'] == pytest.approx(ns['grads'])
+    ns = run_lesson('02_chain_rule_by_hand')
+    assert ns['gate_grads'] == pytest.approx(
+        {'x': float(ns['x'].grad), 'y': float(ns['y'].grad), 'z': float(ns['z'].grad)})
+
+
+def test_lesson_1_float32_and_float64_central_differences():
+    ns = run_lesson('01_variables_and_derivatives', upto='error in float64')
+    steps = [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7]
+    e64 = [abs(ns['central'](ns['cube'], np.float64(2), np.float64(h)) - 12) for h in steps]
+    e32 = [abs(ns['central'](ns['cube'], np.float32(2), np.float32(h)) - 12) for h in steps]
+    # "float64: shrinks like h^2 down to about h = 1e-5"
+    assert steps[int(np.argmin(e64))] == 1e-5 and min(e64) < 1e-9
+    assert e64[1] == pytest.approx(1e-4, rel=1e-3)  # h^2 for x^3
+    # "float32: rounding wins below 1e-2, never under about 1e-4"
+    assert steps[int(np.argmin(e32))] == 1e-2 and 1e-5 < min(e32) < 1e-3
+
+
+def test_lesson_7_rnn_learns_gradients_vanish_explode_and_clipping_saves_training():
+    ns = run_lesson('07_cutting_the_graph')
+    for k, (w, u, curve, _) in ns['results'].items():
+        assert (w, u) == pytest.approx((0.7, 0.9), abs=2e-3), k      # the hidden weights
+        assert curve[-1] < 1e-3 * ns['baseline']                     # far below "always 0"
+    assert ns['results'][5][3] < 50                                   # "a few dozen"
+    linear = ns['gradient_back_in_time']
+    for w in (0.5, 1.5):
+        g = linear(w, ns['no_squash'])
+        assert g[10] / g[0] == pytest.approx(w**10)
+    tanh = ns['gradient_back_in_time'](1.5, F.tanh)
+    assert tanh.max() > 1 and tanh[-1] < tanh.max() / 100  # grows, then shrinks
+    plain = ns['plain_losses']
+    assert 150 < ns['plain_norms'][0] < 250                          # "a norm near 200"
+    assert plain[1] > 1e100 and np.isinf(plain[2]) and np.isnan(plain[-1])
+    assert (float(ns['clipped'].w.array), float(ns['clipped'].u.array)) == pytest.approx(
+        (0.8, 0.5), abs=1e-3)
+    # "the first update throws w from 1.1 to about -16"
+    model = ns['LinearRNN'](1.1, 0.1)
+    optimizer = chainer.optimizers.SGD(lr=0.1).setup(model)
+    h, loss = Variable(np.array(0.0)), 0
+    for x_t, y_t in zip(ns['xs'][:50], ns['linear_targets'][:50]):
+        h = model.w * h + model.u * x_t
+        loss += (h - y_t) ** 2
+    (loss / 50).backward()
+    optimizer.update()
+    assert float(model.w.array) == pytest.approx(-16, abs=0.5)
+
+
+def test_lesson_9_curves_and_the_learning_rate_ranking():
+    ns = run_lesson('09_links_and_optimizers', upto='hidden ReLUs that stay 0')
+    assert ns['measured'] == checks.LR_RANKING
+    assert ns['val_curve'][-1] > ns['train_curve'][-1]            # the gap
+    assert ns['train_curve'][0] > ns['val_curve'][0]              # "lies above" at first
+    assert ns['val_curve'][0] > 3 * ns['val_curve'][-1]           # both fall at first
+    assert float(ns['accuracy'].array) > 0.95
+    slow, good, big = (ns['runs'][lr][2] for lr in checks.LEARNING_RATES)
+    assert slow[-1] > 1.5 and good[-1] < 0.3                      # crawls / learns
+    assert big[-1] == pytest.approx(np.log(10), abs=0.1)          # "near ln 10"
+    hidden = ns['hidden']
+    assert (hidden.max(axis=0) == 0).sum() >= 0.8 * hidden.shape[1]  # "almost all"
+
+
+def test_lesson_10_float16_facts():
+    tiny = float(np.finfo(np.float16).smallest_subnormal)
+    assert tiny == pytest.approx(6e-8, rel=0.01)
+    assert float(np.finfo(np.float16).tiny) == pytest.approx(6.1e-5, rel=0.01)
+    assert np.float16(2.9e-8) == 0 and np.float16(3.0e-8) == tiny   # "about 3e-8"
+    assert abs(float(np.float16(1e-6)) - 1e-6) / 1e-6 > 0.005      # "about two digits"
+    ns = run_lesson('10_mixed_precision', upto='true_grad = ')
+    assert abs(float(ns['x'].grad[0])) >= float(np.finfo(np.float16).tiny)  # S = 8192: normal
+    assert 1.025e-5 < float(np.finfo(np.float16).tiny)             # S = 1024: subnormal
+
+
+def test_lesson_13_counts_equal_the_predicted_formula():
+    ns = run_lesson('13_matrix_backward')
+    m, depth = checks.COUNT['m'], checks.COUNT['D']
+    assert ns['reverse_ops'] == depth * m * m
+    assert ns['forward_ops'] == depth * m**3 + m * m
+    assert np.allclose(ns['row'], ns['c'] @ ns['block'])
+    assert np.abs(ns['mine'] - ns['library']).max() < 1e-12
 
 
 # ---- the notebooks ---------------------------------------------------------------------
@@ -294,10 +834,10 @@ NOTEBOOKS = sorted(LESSONS.glob('[0-9][0-9]_*.ipynb'))
 SOLUTIONS = sorted((LESSONS / 'solutions').glob('[0-9][0-9]_*.ipynb'))
 
 
-def test_eleven_lessons_with_solutions():
-    assert [p.name[:2] for p in NOTEBOOKS] == [f'{i:02d}' for i in range(1, 12)]
+def test_thirteen_lessons_with_solutions():
+    assert [p.name[:2] for p in NOTEBOOKS] == [f'{i:02d}' for i in range(1, 14)]
     assert [p.name for p in SOLUTIONS] == [p.name for p in NOTEBOOKS]
-    assert NOTEBOOKS[0].name == '01_variables_and_derivatives.ipynb'
+    assert NOTEBOOKS[0].name == '01_variables_and_derivatives.ipynb'  # README and Binder
 
 
 def test_notebooks_are_built_from_sources():
@@ -331,8 +871,37 @@ def test_exercises_carry_nbgrader_metadata(path):
     for m in tests:
         assert m['locked'] and not m['solution'] and m['points'] > 0
         assert m['grade_id'] in checks.ALL
+        assert m['grade_id'].startswith(f'ex{path.name[:2]}_')  # the lesson's own checkers
     sources = ''.join(''.join(c['source']) for c in nb['cells'])
     assert 'BEGIN SOLUTION' not in sources  # learners get the placeholder only
+
+
+def _predictions(path: Path) -> list[dict]:
+    """The exercise cells of a lesson source that ask for a prediction."""
+    return [cell for cell in build.parse(path.read_text(encoding='utf-8'), path.name)
+            if cell['kind'] == 'exercise' and cell['grade_id'] in PREDICTIONS]
+
+
+#: The exercises that ask for a prediction before the answer is on screen, per lesson.
+PREDICTIONS = {
+    'ex01_accumulate', 'ex02_forward', 'ex02_dz', 'ex02_input_grads', 'ex02_gates',
+    'ex03_released', 'ex04_weighted', 'ex05_ranks', 'ex05_accumulated', 'ex06_no_double',
+    'ex07_predict', 'ex07_vanishing', 'ex07_clip_step', 'ex08_recorded', 'ex09_lr_ranking',
+    'ex10_zero_in_float16', 'ex11_stays_on_gpu', 'ex12_slope', 'ex13_shapes', 'ex13_count',
+}
+
+
+@pytest.mark.parametrize('source', sorted((LESSONS / 'source').glob('[0-9][0-9]_*.md')),
+                         ids=lambda p: p.stem)
+def test_every_lesson_has_a_graded_prediction_before_the_answer(source):
+    predictions = _predictions(source)
+    assert predictions, f'{source.name}: no predict-then-run exercise'
+    for cell in predictions:
+        # a prediction is worked out, not computed by the engine: the reference answer
+        # runs no backward (the cell after the check does, and shows the answer)
+        _, _, answer, _ = build._split_exercise(cell['lines'], cell['where'])
+        code = '\n'.join(answer)
+        assert '.backward(' not in code and 'chainer.grad(' not in code, cell['grade_id']
 
 
 def test_lesson_one_uses_the_tutorial_example():

@@ -122,8 +122,20 @@ def test_call_dispatches_to_forward_with_arguments():
             return args, kwargs
 
     assert Echo()(1, 2, k=3) == ((1, 2), {'k': 3})
-    with pytest.raises(NotImplementedError):
-        chainer.Link()()
+    with pytest.raises(AttributeError, match="'Link' object has no attribute 'forward'"):
+        chainer.Link()(0)  # as Chainer 7.8.1 (issue 18, difference 15)
+
+
+def test_call_uses_a_mixed_in_call_before_forward():
+    class CallMixin:
+        def __call__(self, *args, **kwargs):
+            return 'mixin', args, kwargs
+
+    class Injected(chainer.Link, CallMixin):
+        def forward(self, *args):
+            raise AssertionError('forward must not run')
+
+    assert Injected()(1, a=2) == ('mixin', (1,), {'a': 2})
 
 
 # ---- hierarchy ---------------------------------------------------------------------------
@@ -376,10 +388,12 @@ def test_to_device_moves_params_grads_and_persistents(fake_gpu):
     assert isinstance(m.inner.stat, fake_gpu.array_type)
     assert m.inner.count == 1
     assert m.xp is fake_gpu.xp
-    assert m.to_cpu() is m
+    with pytest.warns(DeprecationWarning, match='to_cpu is deprecated'):
+        assert m.to_cpu() is m
     assert type(m.inner.a.w.array) is np.ndarray and type(m.inner.stat) is np.ndarray
     assert m.xp is np and m.device == backend.CPU
-    lazy = L.Linear(None, 2).to_gpu(0)
+    with pytest.warns(DeprecationWarning, match='to_gpu is deprecated'):
+        lazy = L.Linear(None, 2).to_gpu(0)
     y = lazy(fake_gpu.xp.asarray(np.ones((3, 4), np.float32)))
     assert isinstance(lazy.W.array, fake_gpu.array_type) and lazy.W.shape == (2, 4)
     assert isinstance(y.array, fake_gpu.array_type)

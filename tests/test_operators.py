@@ -519,10 +519,15 @@ def test_matmul_inner_dimension_mismatch_is_invalid_type(sa, sb):
         V(np.ones(sa, np.float32)) @ V(np.ones(sb, np.float32))
 
 
-def test_matmul_rejects_int_and_mixed_dtypes_and_0dim():
+def test_matmul_rejects_int_and_0dim_and_promotes_mixed_floats():
     with pytest.raises(InvalidType):
         V(np.ones((2, 2), np.int32)) @ V(np.ones((2, 2), np.int32))
-    with pytest.raises(InvalidType):
-        V(np.ones((2, 2), np.float32)) @ V(np.ones((2, 2), np.float64))
+    # Mixed float dtypes promote as in NumPy (and Chainer 7.8.1); each gradient keeps the
+    # dtype of its input.
+    a, b = V(np.ones((2, 2), np.float32)), V(np.ones((2, 2), np.float64))
+    y = a @ b
+    assert y.dtype == np.float64
+    F.sum(y).backward()
+    assert (a.grad.dtype, b.grad.dtype) == (np.float32, np.float64)
     with pytest.raises(InvalidType):
         F.matmul(V(np.array(1.0)), V(np.array(1.0)))

@@ -496,7 +496,7 @@ def test_update_rule_hooks():
                                   O.Adam, O.AMSGrad])
 def test_updates_run_on_gpu_arrays(fake_gpu, make):
     link = one_param_link()
-    link.to_gpu(1)
+    link.to_device('@cupy:1')
     opt = make().setup(link)
     for g in GRADS:
         link.w.grad = fake_gpu.xp.asarray(g)

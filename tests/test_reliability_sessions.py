@@ -34,7 +34,8 @@ MAX_RSS_CHANGE = 0.05
 # ---- 2,000 steps, three ways ---------------------------------------------------------------------
 
 @pytest.mark.slow
-@pytest.mark.parametrize('mode', long_session.MODES)
+@pytest.mark.parametrize('mode', [
+    pytest.param(m, marks=[pytest.mark.widget] if m == 'view' else []) for m in long_session.MODES])
 def test_long_session_memory_is_flat(mode):
     steps = 2000
     f = long_session.run_child(mode, steps, stop_over=MAX_RSS_CHANGE)  # stops once failed

@@ -194,7 +194,7 @@ def test_load_into_gpu_model(fake_gpu):
     model, _ = trained()
     target = Net()
     target(X)
-    target.to_gpu(0)
+    target.to_device('@cupy:0')
     roundtrip(model, target)
     assert isinstance(target.l1.W.array, fake_gpu.array_type)
     np.testing.assert_array_equal(target.l1.W.array.get(), model.l1.W.array)

@@ -54,13 +54,13 @@ def drawn(view):
 
 
 def test_big_graph_is_collapsed_per_link_before_layout(big):
-    total = len(big._live.nodes)
+    total = len(big.model.live.model.nodes)
     assert total > 60
     shown = drawn(big)
     links = {s for s in shown if s.startswith('link:')}
     assert links and len(shown) <= 60 + 1  # the cap, plus the "more" summary at most
     assert all(re.fullmatch(r'link:/\d+', s) for s in links)  # top-level blocks
-    assert f'{len(links)} Links collapsed' in big.status['text']  # says what is hidden
+    assert f'{len(links)} Links collapsed' in big.status['note']  # says what is hidden
 
 
 def test_click_on_a_collapsed_link_expands_it(big):
@@ -84,7 +84,7 @@ def test_graph_too_big_even_collapsed_is_drawn_as_a_window_around_the_next_step(
     try:
         shown = drawn(view)
         assert len(shown) <= 40 and f'n{events.uid(y)}' in shown
-        assert 'nodes drawn: the part around the next function' in view.status['text']
+        assert 'nodes drawn: the part around the next function' in view.status['note']
         keys = set()
         for _ in range(6):
             view.step()
@@ -105,7 +105,7 @@ def test_depth_limit_keeps_nodes_near_the_output(big):
 def test_search_highlights_matches(big):
     send(big, {'type': 'options', 'options': {'search': 'relu', 'auto_collapse': False,
                                               'max_nodes': 1000}})
-    hits = [k for k, c in big.node_info.items() if 'hl-search' in c]
+    hits = [k for k, v in big.nodes.items() if 'hl-search' in v['class']]
     assert len(hits) == 12
 
 
@@ -115,9 +115,9 @@ def test_hide_constants():
     y = x * c
     view = GraphView(y)
     try:
-        assert f'n{events.uid(c)}' in view.node_info
+        assert f'n{events.uid(c)}' in view.nodes
         send(view, {'type': 'options', 'options': {'hide_constants': True}})
-        assert f'n{events.uid(c)}' not in view.node_info
+        assert f'n{events.uid(c)}' not in view.nodes
     finally:
         view.close()
 
@@ -130,16 +130,16 @@ def test_higher_order_nodes_and_order_filter():
         view.run()
         assert x.grad == 12.0 and x.grad_var.creator is not None
         assert 1 in view.orders  # grad-of-grad functions were recorded
-        order1 = {i for i, n in view._live.nodes.items() if n.order == 1}
-        assert order1 and all(f'n{i}' in view.node_info for i in order1)
+        order1 = {i for i, n in view.model.live.model.nodes.items() if n.order == 1}
+        assert order1 and all(f'n{i}' in view.nodes for i in order1)
         assert 'grad-of-grad' in view.dot
         send(view, {'type': 'options', 'options': {'max_order': 0}})
-        assert not any(f'n{i}' in view.node_info for i in order1)
+        assert not any(f'n{i}' in view.nodes for i in order1)
         # the panel links x's grad_var to the graph that made it (double backprop)
         view.select(x)
         link = next(k for k in view.panel['links'] if k['label'].startswith('grad_var'))
         gid = int(link['id'][1:])
-        assert gid == events.uid(x.grad_var) and gid in view._live.nodes
+        assert gid == events.uid(x.grad_var) and gid in view.model.live.model.nodes
     finally:
         view.close()
 
@@ -164,8 +164,12 @@ def test_large_arrays_get_statistics_and_heatmap():
         view.run()
         view.select(x)
         p = view.panel
-        assert p['data'].startswith('shape (10, 20) float64: min 0 max 199')
-        assert p['grad'].startswith('shape (10, 20) float64: min 2 max 2')
+        main = {row[0]: row[1] for row in p['main']}
+        assert main['value'].startswith('shape (10, 20) float64: min 0 max 199')
+        assert main['grad'].startswith('shape (10, 20) float64: min 2 max 2')
+        assert main['shape'] == '(10, 20) float64'
+        cells = view.nodes[f'n{events.uid(x)}']['text']  # on the node: shape and mean
+        assert cells['data'] == '10×20 mean 99.5' and cells['grad'] == '10×20 mean 2.0'
         maps = {m['label']: m for m in p['heatmaps']}
         assert maps['data']['rows'] == 10 and maps['data']['cols'] == 20
         assert maps['data']['values'][0] == 0.0 and maps['data']['values'][-1] == 1.0
@@ -183,22 +187,19 @@ def test_structure_key_ignores_values_and_highlights_but_not_cuts():
         view.step()
         view.select(x)
         assert view.structure_key == key  # grads, states, selection: texts/classes in place
-        labels = view.node_labels[f'n{events.uid(h)}']
-        assert any(text.startswith('grad ') for text, _ in labels)
+        assert view.nodes[f'n{events.uid(h)}']['text']['grad'] == '12.0'  # 2h, h = 6
         view.unchain(h)
         assert view.structure_key != key  # a cut edge is a new drawing
     finally:
         view.close()
 
 
-def test_label_lines_are_plain_text():
-    from autograd_lab_widget import drawing
-
+def test_cell_texts_are_plain_text():
     x = chainer.Variable(np.array(1.0), name='<b>&amp;"')
     view = GraphView(x * 2)
     try:
-        lines = view.node_labels[f'n{events.uid(x)}']
-        assert lines[0] == ['<b>&amp;"', drawing.DEFAULT_FONT_SIZE]  # unescaped: textContent
-        assert lines[1][1] == 10.0
+        cells = view.nodes[f'n{events.uid(x)}']['text']
+        assert cells['name'] == '<b>&amp;"'  # unescaped: the browser writes textContent
+        assert '&lt;b&gt;&amp;amp;&quot;' in view.dot and '<b>&amp;' not in view.dot
     finally:
         view.close()

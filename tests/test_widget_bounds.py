@@ -14,7 +14,7 @@ import autograd_lab.links as L
 import autograd_lab.optimizers as O
 from autograd_lab import events
 
-from autograd_lab_widget import GraphView, bounds, history
+from autograd_lab_widget import GraphView, bounds
 from widget_helpers import polynomial
 
 
@@ -51,29 +51,30 @@ def test_a_view_open_during_training_stays_bounded_and_follows(views, monkeypatc
     first = loss_fn()
     view = GraphView(first, history=300)
     views.append(view)
-    shown = set(view._live.nodes)  # the first loss's graph and the parameters
+    step_model = view.model
+    shown = set(step_model.live.model.nodes)  # the first loss's graph and the parameters
     params = {events.uid(p) for p in model.params()}
     sizes, lengths = [], []
     losses = [train_step() for _ in range(40)]
     for _ in range(160):
         losses.append(train_step())
-        sizes.append(len(view._live.nodes))
-        lengths.append(len(view._log))
+        sizes.append(len(step_model.live.model.nodes))
+        lengths.append(len(step_model.timeline))
     assert losses[-1] < losses[0]  # it trained
     # every step adds ~14 nodes and ~40 events; 200 steps would hold 2,800 and 8,000
     assert max(lengths) <= bounds.trim_at(300) and len(view.event_log()) == lengths[-1]
     assert max(sizes) <= bounds.next_prune_at(len(shown)) + 30, max(sizes)
     assert max(sizes[80:]) <= max(sizes[:80])  # no growth from the first half to the second
-    assert shown <= set(view._live.nodes) and params <= shown  # outputs and parameters stay
+    assert shown <= set(step_model.live.model.nodes) and params <= shown  # they stay
     # and it still follows: a new step's graph (it uses the parameters) shows up live
     loss = loss_fn()
-    assert events.uid(loss) in view._live.nodes
+    assert events.uid(loss) in step_model.live.model.nodes
     view.refresh()
-    assert view.dot.startswith('digraph') and f'n{events.uid(loss)}' in view.node_info
+    assert view.dot.startswith('digraph') and f'n{events.uid(loss)}' in view.nodes
     # once that loss is dropped, its graph goes at the next prune; the first loss stays
     del loss
     gc.collect()
-    kept = bounds.prune(view._live, view._pinned())
+    kept = bounds.prune(step_model.live.model, step_model.pinned())
     assert set(kept.nodes) - shown == set()
     assert view.step() and view.run() is None and view.status['done']  # still steppable
 
@@ -90,21 +91,22 @@ def test_time_travel_within_the_window_replays_from_the_checkpoint(views):
     while small.step():
         pass
     full.refresh()
-    assert bounds.trim_at(100) >= len(small._log) >= 100 and len(full._log) > 300
-    offset = len(full._log) - len(small._log)
-    assert [e.seq for e in small._log] == [e.seq for e in full._log[offset:]]
-    marks = history.boundaries(small._log)
+    mine, ref = small.model.timeline, full.model.timeline
+    assert bounds.trim_at(100) >= len(mine) >= 100 and len(ref) > 300
+    offset = len(ref) - len(mine)
+    assert [e.seq for e in mine.entries] == [e.seq for e in ref.entries[offset:]]
+    marks = mine.boundaries()
     assert len(marks) > 3
     for pos in marks:
-        mine, ref = small._frame_model(pos), full._frame_model(pos + offset)
-        assert set(mine.nodes) <= set(ref.nodes)
-        assert mine.compare(ref) == [], pos
-        assert {i for i in small._base.nodes} >= set(small._pinned()) & set(ref.nodes)
+        at, full_at = mine.state_at(pos).model, ref.state_at(pos + offset).model
+        assert set(at.nodes) <= set(full_at.nodes)
+        assert at.compare(full_at) == [], pos
+        assert set(mine.base.model.nodes) >= small.model.pinned() & set(full_at.nodes)
     # Back walks down to the window's start and no further; Forward comes back to live
     while small.back():
         assert small.position in marks
     assert small.position == 0 and small.status['can_back'] is False
-    while small._pos is not None:
+    while not small.status['live']:
         small.forward()
     assert small.status['live'] and small.status['done']
     assert len(small.frames()) == len(marks)

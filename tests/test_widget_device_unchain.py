@@ -48,9 +48,10 @@ def test_toggle_moves_every_variable_and_parameter(fake_gpu):
         assert view.device == '@cupy:0'
         for v in (x, x2, link.W, link.b, loss):
             assert isinstance(v.array, fake.FakeGpuArray), v
-        on_gpu = [n for n in view._live.nodes.values() if n.device == '@cupy:0']
+        on_gpu = [n for n in view.model.live.model.nodes.values() if n.device == '@cupy:0']
         assert {events.uid(v) for v in (x, link.W, link.b)} <= {n.id for n in on_gpu}
-        assert 'cupy:0' in view.dot  # device badges on the nodes
+        assert 'cupy:0' in view.to_dot()  # the device, in the nodes' tooltips
+        assert 'on-device' in view.nodes[f'n{events.uid(x)}']['class']
         view.run()  # backward on the (fake) GPU
         assert isinstance(link.W.grad, fake.FakeGpuArray)
         np.testing.assert_allclose(link.W.grad.get(), np.ones((2, 3)))
@@ -86,16 +87,16 @@ def test_unchain_preview_then_apply_and_backward_stops_there():
     try:
         view.select(h)
         send(view, {'type': 'action', 'action': 'unchain-preview'})
-        upstream = {i for i in view._live.upstream(events.uid(h))
-                    if view._live.nodes[i].category == 'function'}
+        live = view.model.live.model
+        upstream = {i for i in live.upstream(events.uid(h)) if live.nodes[i].category == 'function'}
         assert len(upstream) == 2
-        cut = [k for k, c in view.node_info.items() if 'hl-cut' in c]
+        cut = [k for k, v in view.nodes.items() if 'hl-cut' in v['class']]
         assert sorted(cut) == sorted(f'n{i}' for i in upstream)
         assert h.creator is not None  # a preview changes nothing
         send(view, {'type': 'action', 'action': 'unchain'})
         assert h.creator is None
         assert 'dashed' in view.dot  # the cut edges
-        assert any(e.cut for e in view._live.edges)
+        assert any(e.cut for e in view.model.live.model.edges)
         view.run()
         assert x.grad is None  # the gradient stopped at h
         assert float(h.grad) == pytest.approx(2 * np.exp(6.0))

@@ -85,9 +85,11 @@ def test_html_replay_is_self_contained(finished_view, tmp_path):
     assert all(f['dot'].startswith('digraph') for f in frames)
     assert frames[-1]['status']['done'] is True
     # the frames are the history: the last one is what the live view shows
-    assert frames[-1]['status']['grad_inputs'] == finished_view.status['grad_inputs']
+    assert frames[-1]['ledger'] == finished_view.ledger
+    assert frames[-1]['nodes'] == finished_view.nodes
+    assert frames[0]['status']['text'].startswith('Press Step')  # told as it happened
     xid = str(events.uid(finished_view.x))
-    assert data['panels'][xid]['grad'] == '4.0'
+    assert data['panels'][xid]['main'][1][:2] == ['grad', '4.0']
     # the hostile name never appears raw inside the page
     assert '</script><script>alert(1)' not in text
     assert text.count('</script>') == 3

@@ -55,16 +55,19 @@ def test_cell_magic_records_the_cell_and_shows_its_graph(shell):
         try:
             assert isinstance(view, GraphView) and shell.user_ns['v'] is view
             x, y = shell.user_ns['x'], shell.user_ns['y']
-            assert view._roots[0] is y  # stepping starts at the cell's output
-            kinds = [e.kind for e in view._log]
+            assert view.model.roots[0] is y  # stepping starts at the cell's output
+            kinds = [e.kind for e in view.model.event_log()]
             assert kinds.count('function_applied') == 4
-            assert {events.uid(x), events.uid(y)} <= set(view._live.nodes)
+            assert {events.uid(x), events.uid(y)} <= set(view.model.live.model.nodes)
+            # every value the cell computed is on the nodes, recorded as it ran
+            values = sorted(v['text']['data'] for v in view.nodes.values() if 'data' in v['text'])
+            assert values == sorted(['3.0', '9.0', '6.0', '3.0', '4.0'])
             view.run()
             assert x.grad == 4.0
             # time travel reaches back into the cell: the empty graph before it ran
             while view.back():
                 pass
-            assert view.position == 0 and view.node_info == {}
+            assert view.position == 0 and view.nodes == {}
         finally:
             view.close()
     finally:

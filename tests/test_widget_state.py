@@ -11,7 +11,7 @@ import traitlets
 from autograd_lab import events
 
 from autograd_lab_widget import GraphView
-from autograd_lab_widget.view import WidgetWarning
+from autograd_lab_widget.view import DEFAULT_HEIGHT, WidgetWarning
 from widget_helpers import polynomial
 
 
@@ -72,7 +72,7 @@ def test_bad_state_is_ignored_with_a_warning_and_the_view_works(view, state, cap
 def test_one_bad_trait_does_not_block_a_good_one(view):
     with pytest.warns(WidgetWarning):
         update(view, {'height': -5, 'options': {'rankdir': 'LR'}})
-    assert view.height == 480 and view.options['rankdir'] == 'LR'
+    assert view.height == DEFAULT_HEIGHT and view.options['rankdir'] == 'LR'
 
 
 def test_good_state_acts_like_the_matching_message(view):
@@ -90,7 +90,7 @@ def test_good_state_acts_like_the_matching_message(view):
     view.step()
     update(view, {'position': 0})  # time travel to a step boundary
     assert view.position == 0 and view.status['live'] is False
-    update(view, {'position': len(view._log)})  # and back to the live end
+    update(view, {'position': len(view.model.timeline)})  # and back to the live end
     assert view.status['live'] is True and view.status['step'] == 2
     update(view, {'predict': True})
     assert view.predict is True
@@ -105,3 +105,6 @@ def test_python_side_values_are_checked_too(view):
     view.options = {'rankdir': 'LR'}  # a partial dict is merged: every option stays set
     assert view.options['max_nodes'] == 600 and view.options['rankdir'] == 'LR'
     view.refresh()
+    assert events.recorder is not None  # the fixture's view listens ...
+    view.detach()
+    assert events.recorder is None  # ... and nothing else: the failed view let go

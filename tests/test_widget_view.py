@@ -1,4 +1,5 @@
-"""GraphView model: traits, stepping with the engine's own stepper, time travel, predict mode."""
+"""GraphView: traits, stepping with the engine's own stepper, time travel, predict mode,
+run to here, through the widget (the stepping model itself: tests/test_stepping_model.py)."""
 
 from __future__ import annotations
 
@@ -31,8 +32,11 @@ def test_initial_traits_describe_the_graph(view_of):
     view = view_of(y)
     assert view.dot.startswith('digraph')
     assert f'id=n{events.uid(x)}' in view.dot.replace('"', '')
-    assert set(view.node_info) == {f'n{i}' for i in view._live.nodes}
+    assert set(view.nodes) == {f'n{i}' for i in view.model.live.model.nodes}
+    assert view.nodes[f'n{events.uid(x)}']['text'] == {'name': 'x', 'data': '3.0',
+                                                       'gcap': 'grad', 'grad': '—'}
     assert view.status['step'] == 0 and view.status['done'] is False
+    assert view.status['total'] == 4 and view.ledger['sections'][0]['kind'] == 'next'
     assert view.position == 0 and view.structure_key
     from autograd_lab_widget.view import BUNDLE
     assert view._esm == BUNDLE.read_text(encoding='utf-8')  # the committed bundle, inlined
@@ -47,19 +51,19 @@ def test_steps_are_the_engines_backward_and_match_plain_backward(view_of):
     funcs = function_ids(view)
     ran = []
     while not view.status['done']:
-        assert view.status.get('next_id') in funcs | {None}
-        expected_next = view.status.get('next_id')
+        expected_next = view.status['next_id']
+        assert expected_next in funcs
         assert view.step() is True
         ran.append(view.status['last_id'])
-        if expected_next is not None:
-            assert ran[-1] == expected_next  # the status said what would run, and it did
+        assert ran[-1] == expected_next  # the status said what would run, and it did
         assert view.status['step'] == len(ran)
     assert sorted(ran) == sorted(funcs) and len(ran) == 4
     assert x.grad == ref_x.grad == 4.0
     assert view.step() is False  # finished: nothing more to run
-    # the accumulation of x's second gradient is shown as +=
-    assert any('+=' in line and 'x' in line for line in view.status['grad_inputs'])
-    node = view._live.nodes[events.uid(x)]
+    # the accumulation of x's second gradient is spelled out: old + term = sum
+    rows = {r['k']: r['v'] for r in view.ledger['sections'][0]['rows']}
+    assert rows['x.grad'].startswith('6.0 + (−2.0) = 4.0')
+    node = view.model.live.model.nodes[events.uid(x)]
     assert float(node.grad) == 4.0 and 'grad_accumulated' in node.states
 
 
@@ -69,9 +73,11 @@ def test_status_names_next_function_rank_and_frontier(view_of):
     view = view_of(y)
     view.step()  # the final + ran; now both * and exp wait
     st = view.status
-    assert st['text'].startswith('Next: ')
-    assert 'rank' in st['reason'] and len(st['frontier']) == 2
-    assert st['grad_outputs'] and st['grad_outputs'][0].endswith('= 1.0')
+    assert st['text'].startswith('Step 1 of 3: next ')
+    nxt = view.ledger['sections'][-1]
+    assert nxt['kind'] == 'next' and 'rank' in nxt['why'] and 'Waiting: ' in nxt['why']
+    rows = {r['k']: r['v'] for r in nxt['rows']}
+    assert rows['grad in'].endswith(': 1.0')
 
 
 def test_run_finishes_and_grads_match_the_engine(view_of):
@@ -115,10 +121,13 @@ def test_history_frame_matches_replay_of_the_log(view_of):
     while view.position > mid:
         view.back()
     assert view.position == mid
-    frame = view._frame_model(mid)
-    assert view.dot == drawing.draw(
-        frame.refresh(), view.options, roots=[events.uid(y)],
-        roles={view.status['next_id']: 'next'}).dot
+    state = view.model.timeline.state_at(mid)
+    frame = drawing.draw(state, view.options, names=view.model.names, roots=[events.uid(y)],
+                         roles={view.status['next_id']: 'next'}, look=drawing.Look())
+    texts = {k: v['text'] for k, v in frame.nodes.items()}
+    assert view.structure_key == frame.key
+    assert {k: v['text'] for k, v in view.nodes.items()} == texts
+    assert view.to_dot() == frame.dot  # the whole picture, texts included
 
 
 def test_reset_clears_grads_and_starts_a_fresh_backward(view_of):
@@ -132,30 +141,32 @@ def test_reset_clears_grads_and_starts_a_fresh_backward(view_of):
     assert x.grad == 4.0  # not 8: reset cleared the leaf's accumulated grad
 
 
-def test_step_while_in_history_returns_to_the_live_end(view_of):
+def test_step_in_history_moves_one_step(view_of):
     _x, y = polynomial()
     view = view_of(y)
-    view.step()
+    view.run()
     view.back()
-    assert not view.status['live']
+    view.back()
+    assert not view.status['live'] and view.status['step'] == 2
+    view.step()  # one step forward in the recorded history, not to the end
+    assert not view.status['live'] and view.status['step'] == 3
     view.step()
-    assert view.status['live'] and view.status['step'] == 2
+    assert view.status['live'] and view.status['step'] == 4
 
 
-def test_predict_mode_hides_the_grad_until_guessed(view_of):
+def test_predict_mode_grades_guesses_and_keeps_the_score(view_of):
     x = chainer.Variable(np.array(3.0), name='x')
     y = x * 5
     view = view_of(y)
     view.predict = True
-    view.select(x)
-    view.step()
-    st = view.status
-    assert st['predict_pending'] and st['grad_inputs'] == []
-    assert view.panel['grad'].startswith('(hidden')
-    assert x.grad == 5.0  # the engine did run; only the display waits
-    feedback = view.guess('4')
-    assert feedback.startswith('Not quite') and '5.0' in feedback
-    assert not view.status['predict_pending'] and view.panel['grad'] == '5.0'
+    assert view.status['predict'] and view.status['targets'] == ['x']
+    assert x.grad is None  # nothing ran: the guess comes first
+    verdict = view.guess('4')
+    assert not verdict.right and str(verdict) == 'Not quite: x gets 5.0 (you said 4).'
+    assert x.grad == 5.0  # the engine ran the step when the guess was in
+    assert view.score.as_dict() == {'right': 0, 'wrong': 1, 'skipped': 0, 'total': 1}
+    assert view.status['score']['wrong'] == 1
+    assert view.ledger['sections'][0]['verdict'].startswith('Not quite')
 
 
 def test_predict_guess_right_and_from_the_browser(view_of):
@@ -165,33 +176,45 @@ def test_predict_guess_right_and_from_the_browser(view_of):
     view = view_of(y)
     send(view, {'type': 'action', 'action': 'predict'})
     assert view.predict is True
-    view.step()  # sum: grad to (x*w) is ones
-    send(view, {'type': 'guess', 'value': '[1, 1]'})
-    assert view.status['feedback'].startswith('Correct')
-    view.step()  # mul: grads to x and w
-    send(view, {'type': 'guess', 'value': '[[3, 4], [1, 2]]'})
-    assert view.status['feedback'].startswith('Correct')
+    send(view, {'type': 'guess', 'value': '[1, 1]'})  # sum: the grad to (x*w) is ones
+    assert view.status['verdict'].startswith('Right')
+    assert view.status['targets'] == ['x', 'w']
+    send(view, {'type': 'guess', 'value': ['[3, 4]', '[1, 2]']})  # one box per input
+    assert view.status['verdict'].startswith('Right')
+    assert view.score.right == 2 and view.status['done']
 
 
-def test_guess_without_pending_step_is_an_error(view_of):
+def test_guess_without_a_step_waiting_is_an_error(view_of):
     _, y = polynomial()
     view = view_of(y)
-    with pytest.raises(RuntimeError, match='no gradient is waiting'):
+    view.run()
+    with pytest.raises(RuntimeError, match='no step is waiting'):
         view.guess('1')
+    assert view.score.total == 0
+
+
+def test_run_to_from_the_browser(view_of):
+    _x, y = polynomial(3.0)
+    view = view_of(y)
+    pow_id = events.uid(y.creator.inputs[0].creator.inputs[0].creator)
+    send(view, {'type': 'run-to', 'id': f'n{pow_id}'})
+    assert view.status['next_id'] == pow_id and view.status['step'] == 2
+    view.select(pow_id)
+    assert view.panel['actions'] == ['run-to'] and view.panel['title'].startswith('f1')
 
 
 def test_new_operations_appear_live(view_of):
     x = chainer.Variable(np.array(2.0), name='x')
     y = x * 3
     view = view_of(y)
-    before = len(view._live.nodes)
+    before = len(view.model.live.model.nodes)
     z = F.exp(y)
     view.refresh()  # redraws are throttled; force one
-    assert len(view._live.nodes) == before + 2
-    assert f'n{events.uid(z)}' in view.node_info
+    assert len(view.model.live.model.nodes) == before + 2
+    assert f'n{events.uid(z)}' in view.nodes
     unrelated = chainer.Variable(np.array(1.0)) * 2  # not connected: not shown
     view.refresh()
-    assert f'n{events.uid(unrelated)}' not in view.node_info
+    assert f'n{events.uid(unrelated)}' not in view.nodes
 
 
 def test_view_does_not_keep_graph_alive():
@@ -234,7 +257,7 @@ def test_event_redraws_are_throttled_inside_an_event_loop():
         assert redraws == []  # nothing drawn while the loop is busy
         await asyncio.sleep(view_module.THROTTLE_S * 3)
         assert len(redraws) == 1  # one coalesced redraw afterwards
-        assert f'n{events.uid(h)}' in view.node_info
+        assert f'n{events.uid(h)}' in view.nodes
         view.close()
 
     # A thread of its own: a session-scoped Playwright browser (tests/browser) keeps an event
@@ -261,9 +284,9 @@ def test_oldest_views_are_detached_beyond_the_limit(monkeypatch):
     views = [GraphView(chainer.Variable(np.array(float(i))) * 2) for i in range(3)]
     try:
         first = views[0]
-        assert first._subscription is None and first._roots == []
-        assert 'Detached' in first.status['message']
-        assert views[2]._subscription is not None and views[2].step() is True
+        assert not first.model.following and first.model.roots == []
+        assert 'Detached' in first.status['text']
+        assert views[2].model.following and views[2].step() is True
         assert first.status['done']  # nothing left to step in a detached view
     finally:
         for v in views:

@@ -19,4 +19,4 @@ def polynomial(value=3.0, name='x'):
 
 
 def function_ids(view):
-    return {i for i, n in view._live.nodes.items() if n.category == 'function'}
+    return {i for i, n in view.model.live.model.nodes.items() if n.category == 'function'}

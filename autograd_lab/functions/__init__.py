@@ -35,3 +35,8 @@ from autograd_lab.functions.pooling import average_pooling_2d, max_pooling_2d  #
 from autograd_lab.functions.normalization import (  # noqa: F401
     batch_normalization, fixed_batch_normalization, layer_normalization,
 )
+# Chainer's module paths (``F.math.exponential.Exp``, ...), loaded as Chainer loads them
+from autograd_lab.functions.math import (  # noqa: F401
+    basic_math, exponential, hyperbolic, identity as _identity_module, minmax, trigonometric,
+)
+from autograd_lab.functions.math.trigonometric import arctan2  # noqa: F401

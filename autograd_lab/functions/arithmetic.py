@@ -161,7 +161,8 @@ class PowVarVar(_Binary):
 
 
 class MultiAdd(FunctionNode):
-    """Sum of three or more Variables (``F.add(a, b, c, ...)``)."""
+    """Sum of any number of Variables but two (``F.add(a, b, c, ...)``; ``F.add(a)`` passes
+    ``a``'s array through, as in Chainer)."""
 
     label = 'MultiAdd'  # Chainer 7.8.1's label (spec section 20)
 
@@ -170,6 +171,8 @@ class MultiAdd(FunctionNode):
         expect_broadcastable(self.label, xs)
 
     def forward(self, xs: tuple) -> tuple:
+        if len(xs) == 1:
+            return xs
         y = xs[0] + xs[1]
         for x in xs[2:]:
             y = y + x
@@ -366,11 +369,16 @@ class Floor(FunctionNode):
 # ---- functional forms ------------------------------------------------------------------
 
 def add(*xs: Any) -> Variable:
-    """Elementwise sum of two or more Variables (``'_ + _'``, or MultiAdd for three or more)."""
+    """Elementwise sum of Variables (``'_ + _'`` for two, MultiAdd for any other count).
+
+    >>> import numpy as np
+    >>> add(np.ones(2), np.ones(2), np.ones(2)).array
+    array([3., 3.])
+    >>> add(np.ones(2)).creator.label   # one input: passed through a MultiAdd node
+    'MultiAdd'
+    """
     if len(xs) == 2:
         return Add().apply(xs)[0]
-    if len(xs) < 2:
-        raise TypeError(f'add takes two or more inputs ({len(xs)} given)')
     return MultiAdd().apply(xs)[0]
 
 

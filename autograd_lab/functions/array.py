@@ -267,6 +267,7 @@ class Broadcast(FunctionNode):
     label = 'Broadcast'
 
     def _check_inputs(self, xs: tuple) -> None:
+        expect(self.label, len(xs) > 0, 'in_types.size > 0', f'{len(xs)} <= 0')
         expect_broadcastable(self.label, xs)
 
     def forward(self, xs: tuple) -> tuple:
@@ -357,7 +358,7 @@ def flatten(x: Any) -> Variable:
 
 
 class Identity(FunctionNode):
-    label = 'Identity'
+    """Passes its inputs through (its label is its class name, as every node's)."""
 
     def forward(self, xs: tuple) -> tuple:
         return xs
@@ -653,6 +654,8 @@ class SplitAxis(FunctionNode):
         else:
             raise TypeError('indices_or_sections must be integer or 1-D array.\n'
                             f'Actual: {type(ios)}')
+        if self.indices is not None and config.debug and self.indices != sorted(self.indices):
+            raise ValueError('indices_or_sections must be sorted')  # debug mode, as Chainer
         self.axis = _int_axis(axis)
 
     def _check_inputs(self, xs: tuple) -> None:

@@ -31,6 +31,8 @@ from autograd_lab.graph import palette as P
 from autograd_lab.graph.model import GraphModel, Node
 
 RANKDIRS = ('TB', 'LR', 'BT', 'RL')
+#: ``draw_node(node, role) -> (label, attributes)``: see :func:`to_dot`.
+NodeDrawer = Callable[[Node, 'str | None'], tuple[str, dict]]
 #: Characters of a single label line kept before it is shortened with an ellipsis.
 MAX_LINE = 48
 MAX_LINES = 4
@@ -88,8 +90,8 @@ def _format_value(value: Any) -> str:
     return str(value)
 
 
-def _small(text: str, color: str | None = None) -> str:
-    attrs = ' POINT-SIZE="10"' + (f' COLOR="{color}"' if color else '')
+def _small(text: str, color: str | None = None, size: float = 10) -> str:
+    attrs = f' POINT-SIZE="{size:g}"' + (f' COLOR="{color}"' if color else '')
     return f'<FONT{attrs}>{text}</FONT>'
 
 
@@ -208,7 +210,9 @@ def to_dot(model: GraphModel, *, rankdir: str = 'TB', show_values: bool = False,
            show_grads: bool = True, collapse: Iterable[str] = (), hide_constants: bool = False,
            remove_variable: bool = False, max_nodes: int | None = 400,
            max_order: int | None = None, legend: bool = True,
-           highlight: dict[int, str] | None = None, clusters: bool = True) -> str:
+           highlight: dict[int, str] | None = None, clusters: bool = True,
+           draw_node: NodeDrawer | None = None, font_size: float | None = None,
+           font_name: str = 'Helvetica', graph_attrs: dict[str, str] | None = None) -> str:
     """DOT source drawing ``model``.
 
     ``collapse`` lists Link paths drawn as one node each; ``hide_constants`` drops
@@ -218,6 +222,12 @@ def to_dot(model: GraphModel, *, rankdir: str = 'TB', show_values: bool = False,
     are kept (highlighted ones always) and the rest summarised in one node.
     ``highlight`` maps node ids to roles (``'next'``, ``'selected'``, ``'upstream'``, ...):
     an outline and an SVG class ``hl-<role>``.  ``clusters`` groups nodes by Link.
+
+    ``draw_node(node, role)`` draws engine nodes another way: it returns the HTML-like
+    label (with its ``<...>``) and the attributes of node ``n<id>`` (its ``id`` is set
+    here).  ``font_size`` sets every text's size, the small notes included, and
+    ``font_name`` the font;
+    ``graph_attrs`` are added to the graph's attributes.
 
     >>> import numpy as np, autograd_lab as chainer
     >>> from autograd_lab import events
@@ -247,30 +257,37 @@ def to_dot(model: GraphModel, *, rankdir: str = 'TB', show_values: bool = False,
         r = rep[i]
         return 'more' if r in hidden_units else r
 
-    g = graphviz.Digraph('autograd_lab', graph_attr={'rankdir': rankdir, 'id': 'graph'},
-                         node_attr={'fontname': 'Helvetica', 'fontsize': '12'},
-                         edge_attr={'fontname': 'Helvetica'})
+    size = font_size or 12
+    small = font_size or 10
+    g = graphviz.Digraph('autograd_lab', graph_attr={'rankdir': rankdir, 'id': 'graph',
+                                                     **(graph_attrs or {})},
+                         node_attr={'fontname': font_name, 'fontsize': f'{size:g}'},
+                         edge_attr={'fontname': font_name})
     # nodes, inside nested Link clusters
     groups: dict[str | None, list[tuple]] = {}
     for i, n in sorted(shown.items()):
         if unit(i) != f'n{i}':
             continue
         key = _ancestors(n.scope)[-1] if clusters and n.scope else None
-        groups.setdefault(key, []).append(
-            (f'n{i}', _label(n, show_values, show_grads), _node_attrs(n, roles.get(i))))
+        if draw_node is not None:
+            label, attrs = draw_node(n, roles.get(i))
+            attrs = {**attrs, 'id': f'n{i}'}
+        else:
+            label, attrs = _label(n, show_values, show_grads), _node_attrs(n, roles.get(i))
+        groups.setdefault(key, []).append((f'n{i}', label, attrs))
     for name, (path, count) in collapsed.items():
         if name in hidden_units:
             continue
         parent = _ancestors(path)[-2] if path != '/' else None
         label = (f'<{escape_text(path)}<BR/>'
-                 f'{_small(escape_text(f"{count} nodes collapsed"))}>')
+                 f'{_small(escape_text(f"{count} nodes collapsed"), size=small)}>')
         attrs = {'id': _attr_text('link:' + path), 'class': 'collapsed-link',
                  **P.COLLAPSED_STYLE}
         groups.setdefault(parent if clusters else None, []).append((name, label, attrs))
     _emit_groups(g, groups)
     if hidden_units:
         label = (f'<{hidden_count} more nodes<BR/>'
-                 f'{_small(f"over the cap of {max_nodes}")}>')
+                 f'{_small(f"over the cap of {max_nodes}", size=small)}>')
         g.node('more', label=label, _attributes={'id': 'more', 'class': 'more',
                                                  **P.MORE_STYLE})
     _draw_edges(g, edges, unit)

@@ -464,6 +464,28 @@ def generate_array(initializer: Any, shape: Any, xp: Any, dtype: Any = None,
     return array
 
 
-__all__ = ['Constant', 'GlorotNormal', 'GlorotUniform', 'HeNormal', 'HeUniform', 'Identity',
-           'Initializer', 'LeCunNormal', 'LeCunUniform', 'NaN', 'Normal', 'One', 'Orthogonal',
-           'Uniform', 'Zero', 'generate_array', 'get_fans']
+from autograd_lab.initializers.sampling import (  # noqa: E402
+    DownsamplingConvFilter, UpsamplingDeconvFilter,
+)
+
+__all__ = [
+    'Constant',
+    'DownsamplingConvFilter',
+    'GlorotNormal',
+    'GlorotUniform',
+    'HeNormal',
+    'HeUniform',
+    'Identity',
+    'Initializer',
+    'LeCunNormal',
+    'LeCunUniform',
+    'NaN',
+    'Normal',
+    'One',
+    'Orthogonal',
+    'Uniform',
+    'UpsamplingDeconvFilter',
+    'Zero',
+    'generate_array',
+    'get_fans',
+]

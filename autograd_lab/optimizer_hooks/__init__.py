@@ -128,4 +128,9 @@ class GradientClipping:
             grad *= rate
 
 
-__all__ = ['GradientClipping', 'Lasso', 'WeightDecay']
+from autograd_lab.optimizer_hooks.gradient_shaping import (  # noqa: E402
+    GradientHardClipping, GradientLARS, GradientNoise,
+)
+
+__all__ = ['GradientClipping', 'GradientHardClipping', 'GradientLARS', 'GradientNoise',
+           'Lasso', 'WeightDecay']

@@ -518,21 +518,40 @@ class AMSBound(_Bounded):
     _amsgrad = True
 
 
+from autograd_lab.optimizers.variants import (  # noqa: E402
+    MSVAG, SMORMS3, AdaDelta, AdaDeltaRule, CorrectedMomentumSGD, CorrectedMomentumSGDRule,
+    MSVAGRule, RMSpropGraves, RMSpropGravesRule, SMORMS3Rule,
+)
+
 __all__ = [
+    'MSVAG',
     'SGD',
+    'SMORMS3',
     'AMSBound',
     'AMSGrad',
     'AdaBound',
+    'AdaDelta',
+    'AdaDeltaRule',
     'AdaGrad',
     'AdaGradRule',
     'Adam',
     'AdamRule',
     'AdamW',
+    'CorrectedMomentumSGD',
+    'CorrectedMomentumSGDRule',
+    'MSVAGRule',
     'MomentumSGD',
     'MomentumSGDRule',
     'NesterovAG',
     'NesterovAGRule',
     'RMSprop',
+    'RMSpropGraves',
+    'RMSpropGravesRule',
     'RMSpropRule',
     'SGDRule',
+    'SMORMS3Rule',
 ]
+
+# As in Chainer, this namespace holds optimizers only: code that collects every Optimizer
+# subclass it finds here (Chainer's own tests do) must not meet the shared bases.
+del GradientMethod, _Method, _MomentumMethod, _Bounded

@@ -341,9 +341,13 @@ def launch_chromium(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
+#: The screen the issue's readability targets are measured on (a classroom projector).
+VIEWPORT = {'width': 1280, 'height': 800}
+
+
 def new_page(browser: Any, errors: list[str] | None = None) -> Any:
-    """A fresh context and page (1400x1000); page errors and console errors go to ``errors``."""
-    context = browser.new_context(viewport={'width': 1400, 'height': 1000})
+    """A fresh context and page (1280x800); page errors and console errors go to ``errors``."""
+    context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     page.set_default_timeout(30_000)
     if errors is not None:
@@ -433,12 +437,25 @@ def _run_all(page: Any, rel: str, probe: Probe, timeout: float, front_end: str) 
 
 
 def open_in_voila(page: Any, server: JupyterServer, notebook: Path, probe: Probe,
-                  timeout: float = 90) -> None:
-    """Open ``notebook`` in Voila (it executes on load) and wait for the last cell."""
+                  timeout: float = 90, theme: str | None = None) -> None:
+    """Open ``notebook`` in Voila (it executes on load) and wait for the last cell;
+    ``theme='dark'`` renders it with Voila's dark theme."""
     rel = notebook.relative_to(server.root).as_posix()
-    page.goto(server.url(f'voila/render/{rel}'))
+    page.goto(server.url(f'voila/render/{rel}' + (f'?theme={theme}' if theme else '')))
     probe.wait_started(timeout=timeout)
     _wait_done(page, probe, timeout, 'Voila')
+
+
+DARK_THEME = 'JupyterLab Dark'
+
+
+def use_dark_theme(page: Any, timeout: float = 30) -> None:
+    """Switch JupyterLab or Notebook 7 to its dark theme (the app's own command)."""
+    page.evaluate(f"() => window.jupyterapp.commands.execute('apputils:change-theme', "
+                  f"{{theme: '{DARK_THEME}'}})")
+    page.wait_for_selector(f'body[data-jp-theme-name="{DARK_THEME}"]', state='attached',
+                           timeout=timeout * 1000)
+    page.wait_for_timeout(300)  # the theme's stylesheet applies
 
 
 def wait_widget_ready(page: Any, timeout: float = 30, index: int = 0) -> Any:

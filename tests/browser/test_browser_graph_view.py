@@ -1,12 +1,17 @@
-"""GraphView in a real browser: JupyterLab 4, Notebook 7 and Voila, driven by Chromium.
+"""GraphView in a real browser: JupyterLab 4, Notebook 7 and Voila, Chromium at 1280x800.
 
-One notebook (generated in the temp root) builds ``y = x**2 - 2*x + 1`` and a small diamond
-and shows ``GraphView`` of each. The same test runs in each front end: it checks the drawn
-SVG nodes and labels against the kernel's graph, steps backward with the Step button until
-done and compares the grads shown with Python's, clicks nodes and reads ``view.selected`` in
-the kernel, unchains a variable and checks the dashed edge and that a fresh backward stops
-there, and checks the GPU toggle is disabled with its reason (no CuPy here). Screenshots go
-to test-artifacts/browser/.
+One notebook (generated in the temp root) shows four views: the tutorial graph
+``y = x**2 - 2*x + 1`` at x = 5, the same with ``enable_double_backprop``, a view of
+``gx`` from ``chainer.grad(..., enable_double_backprop=True)``, and a 500-node chain.
+The same test runs in each front end and checks what a class would see (the issue's
+"Done when"): every graph text at least 14 px; after Run to end x shows 5 and 8 and
+every intermediate its value; no text overlaps another or leaves its node; the stage
+does not move across four Steps; Reset brings back exactly the node texts from before
+backward; a right and a wrong prediction change ``view.score``; Run to here stops with
+the chosen function next; ``GraphView(gx)`` draws its grad-of-grad nodes distinctly;
+the 500-node chain opens legible around the next function; and in the dark theme every
+text's contrast is at least 4.5:1.  Clicks reach ``view.selected``, unchain cuts the
+graph, and the GPU control says why it is off.  Screenshots go to test-artifacts/browser/.
 
 Kernel state is read through the probe (see kernel_probe.py), so nothing depends on a front
 end letting the page run code.
@@ -17,6 +22,7 @@ from __future__ import annotations
 import re
 
 import jupyter_harness as jh
+import page_checks as pc
 import pytest
 
 try:
@@ -24,59 +30,50 @@ try:
 except ImportError:  # conftest skips these tests then (or fails them in CI) with the reason
     expect = None
 
-# The notebook the student would write, plus _nodes(), a test helper that lists the graph as
-# the kernel sees it: [uid, 'variable'|'function', name or label] for every node.
-GRAPH_CELLS = [
+CELLS = [
     '''\
 import numpy as np
+import autograd_lab as chainer
+import autograd_lab.functions as F
 from autograd_lab import Variable
 from autograd_lab.events import uid
 from autograd_lab_widget import GraphView
 
-def _nodes(out):
-    seen, stack, rows = set(), [out.node], []
-    while stack:
-        var = stack.pop()
-        if uid(var) in seen:
-            continue
-        seen.add(uid(var))
-        rows.append([uid(var), 'variable', var.name or ''])
-        func = var.creator_node
-        if func is not None and uid(func) not in seen:
-            seen.add(uid(func))
-            rows.append([uid(func), 'function', func.label])
-            stack.extend(func.inputs)
-    return rows
+def _ids(view):
+    """{name drawn on the node: node id} for a view's graph."""
+    table = view.model.names.table(view.model.live.model)
+    return {name: ident for ident, name in table.items()}
 
-def _by_label(out, label):
-    """The output node of the function labelled ``label`` upstream of ``out``."""
-    stack = [out.node]
-    while stack:
-        var = stack.pop()
-        func = var.creator_node
-        if func is None:
-            continue
-        if func.label == label:
-            return var
-        stack.extend(func.inputs)
-    raise LookupError(label)''',
+def _made(view):
+    """Ids of the variables a function made (the intermediates and the output)."""
+    return [i for i, n in view.model.live.model.nodes.items()
+            if n.category == 'variable' and n.creator_id is not None]''',
     '''\
-x = Variable(np.array(3.0, dtype=np.float32), name='x')
+x = Variable(np.array(5.0, dtype=np.float32), name='x')
 y = x**2 - 2*x + 1
 y.name = 'y'
-sq = _by_label(y, '_ ** 2')   # the node of x**2, cut later by the unchain test
-sq.name = 'sq'
 view = GraphView(y)
 view''',
     '''\
-# A diamond: a is used twice, so its grad accumulates (2 + 2a = 6 at a = 2).
-a = Variable(np.array(2.0, dtype=np.float32), name='a')
-b = 2 * a
-c = a * a
-d = b + c
-d.name = 'd'
-diamond = GraphView(d)
-diamond''',
+x2 = Variable(np.array(5.0, dtype=np.float32), name='x')
+y2 = x2**2 - 2*x2 + 1
+y2.name = 'y'
+double = GraphView(y2, enable_double_backprop=True)
+double''',
+    '''\
+x3 = Variable(np.array(5.0, dtype=np.float32), name='x')
+gx, = chainer.grad([x3**2 - 2*x3 + 1], [x3], enable_double_backprop=True)
+gview = GraphView(gx)
+gview''',
+    '''\
+# A 500-node chain: h = tanh(h) + (h two blocks back), 4 nodes a block.
+h = Variable(np.array([0.5, -0.25], dtype=np.float32), name='c0')
+kept = [h]
+for i in range(124):
+    h = F.tanh(h) + kept[max(0, i - 1)]
+    kept.append(h)
+chain = GraphView(F.sum(h))
+chain''',
 ]
 
 FRONT_ENDS = {
@@ -90,42 +87,134 @@ _NUMBER = re.compile(r'-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?')
 
 def numbers(text: str) -> list[float]:
     """Every number written in ``text`` ("grad 4." -> [4.0])."""
-    return [float(m) for m in _NUMBER.findall(text)]
+    return [float(m) for m in _NUMBER.findall(text.replace('\u2212', '-'))]
 
 
 def node(widget, ident: int):
     return widget.locator(f'svg g.node#n{ident}')
 
 
-def select_node(widget, probe: jh.Probe, ident: int, view: str = 'view') -> None:
-    """Click a node and wait until both the inspect panel and the kernel know it."""
-    node(widget, ident).click()
-    expect(widget.locator('.agl-inspect')).to_have_attribute('data-node-id', str(ident))
-    probe.wait_for(f'uid({view}.selected) == {ident}', timeout=10,
-                   what=f'{view}.selected is node {ident}')
+def counter(widget):
+    return widget.locator('.agl-counter')
+
+
+def click_step(widget) -> None:
+    """Press Step and wait until the counter shows the next step."""
+    before = int(counter(widget).get_attribute('data-step'))
+    widget.locator('button[data-action="step"]').click()
+    expect(counter(widget)).to_have_attribute('data-step', str(before + 1))
 
 
 def step_until_done(widget, limit: int = 30) -> int:
     """Click Step until the widget disables it; return the number of steps taken."""
     step_button = widget.locator('button[data-action="step"]')
-    badge = widget.locator('.agl-step')
     for taken in range(limit):
         if step_button.is_disabled():
             return taken
-        before = badge.get_attribute('data-step')
-        step_button.click()
-        expect(badge).not_to_have_attribute('data-step', before)
+        click_step(widget)
     raise AssertionError(f'Step was still enabled after {limit} steps')
 
 
-def shown_grad(widget, probe: jh.Probe, ident: int, view: str = 'view') -> float:
-    """Select node ``ident`` and read the grad the inspect panel shows."""
-    select_node(widget, probe, ident, view)
-    grad = widget.locator('.agl-inspect .agl-grad')
-    expect(grad).to_be_visible()
-    values = numbers(grad.inner_text())
-    assert len(values) == 1, f'one number expected in the grad panel, got {grad.inner_text()!r}'
-    return values[0]
+def reset(widget) -> None:
+    widget.locator('button[data-action="reset"]').click()
+    expect(counter(widget)).to_have_attribute('data-step', '0')
+
+
+def run_to_end(widget, probe, view) -> None:
+    widget.locator('button[data-action="run"]').click()
+    probe.wait_for(f"{view}.status['done']", timeout=15, what=f'{view} ran to the end')
+    expect(widget.locator('button[data-action="step"]')).to_be_disabled()
+
+
+def select_node(widget, probe: jh.Probe, ident: int, view: str = 'view') -> None:
+    """Click a node and wait until both the inspect panel and the kernel know it."""
+    node(widget, ident).click()
+    expect(widget.locator('.agl-inspect')).to_have_attribute('data-node-id', str(ident))
+    probe.wait_for(f'{view}.model.selected_id == {ident}', timeout=10,
+                   what=f'{view} selected node {ident}')
+
+
+def open_menu(widget) -> None:
+    if widget.locator('.agl-menu-panel').is_hidden():
+        widget.locator('button[data-action="menu"]').click()
+    expect(widget.locator('.agl-menu-panel')).to_be_visible()
+
+
+def assert_legible(widget, least: float, what: str) -> list[dict]:
+    items = pc.texts(widget)
+    assert items, f'{what}: no text drawn'
+    small = [(t['text'], round(t['px'], 1)) for t in items if t['px'] < least - 0.01]
+    assert not small, f'{what}: texts under {least} px: {small[:8]}'
+    return items
+
+
+def assert_tidy(widget, what: str) -> None:
+    """No two texts overlap, and none leaves its node's shape or its cell."""
+    items = pc.texts(widget)
+    assert not pc.overlaps(items), f'{what}: overlapping texts {pc.overlaps(items)[:5]}'
+    assert not pc.outside(items), f'{what}: {pc.outside(items)[:5]}'
+
+
+def assert_values_after_run(widget, probe, view: str, x_id: int) -> None:
+    cells = pc.node_texts(widget)
+    x_cells = cells[f'n{x_id}']['cells']
+    assert numbers(x_cells['data']) == [5.0] and numbers(x_cells['grad']) == [8.0], x_cells
+    made = probe.eval(f'_made({view})')
+    assert made
+    for ident in made:
+        shown = cells[f'n{ident}']['cells']
+        assert len(numbers(shown['data'])) == 1, f'{view}: node {ident} shows no value: {shown}'
+
+
+def assert_steps_keep_the_stage(widget, steps: int, what: str, *, new_nodes: bool) -> None:
+    """Four Steps: the graph box, the side panel and every node stay put (to the pixel,
+    and with no new layout: only texts change).  With ``new_nodes`` (double backprop:
+    every step adds the grad-of-grad nodes its backward made, so each step is a new
+    layout) the nodes there before the first step stay within 6 px (most exactly: the
+    view keeps the median node in place; the input that feeds both graphs may shift a
+    few px as the gradient graph grows beside it)."""
+    before = pc.positions(widget)
+    layouts = widget.get_attribute('data-agl-layouts')
+    slack = 6 if new_nodes else 0
+    for k in range(steps):
+        click_step(widget)
+        now = pc.positions(widget)
+        assert now['graph'] == before['graph'], f'{what}: the graph moved at step {k + 1}'
+        assert now['side'] == before['side'], f'{what}: the side panel moved at step {k + 1}'
+        moved = {i: (now['nodes'][i][0] - b[0], now['nodes'][i][1] - b[1])
+                 for i, b in before['nodes'].items()
+                 if max(abs(now['nodes'][i][0] - b[0]), abs(now['nodes'][i][1] - b[1])) > slack}
+        assert not moved, f'{what}: nodes moved at step {k + 1}: {moved}'
+        if not new_nodes:
+            assert widget.get_attribute('data-agl-layouts') == layouts  # texts only
+
+
+def check_prediction(widget, probe, name: str) -> None:
+    """In predict mode a right guess and a wrong one change view.score."""
+    widget.locator('button[data-action="predict"]').click()
+    predict = widget.locator('button[data-action="predict"]')
+    expect(predict).to_have_attribute('aria-pressed', 'true')
+    probe.wait_for('view.predict', timeout=10)
+    guesses = widget.locator('.agl-ledger input.agl-guess')
+    expect(guesses).to_have_count(1)  # the first step (_ + 1) sends a grad to v4
+    guesses.first.fill('1')
+    guesses.first.press('Enter')
+    probe.wait_for("view.score.as_dict() == {'right': 1, 'wrong': 0, 'skipped': 0, 'total': 1}",
+                   timeout=10, what='a right guess counted')
+    expect(widget.locator('.agl-verdict')).to_contain_text('Right')
+    expect(widget.locator('.agl-score')).to_have_text('Score 1/1')
+    expect(guesses).to_have_count(2)  # _ - _ sends grads to v2 and v3
+    guesses.nth(0).fill('1')
+    guesses.nth(1).fill('1')  # wrong: the second input of a difference gets -1
+    widget.locator('.agl-ledger button[data-action="guess"]').click()
+    probe.wait_for("view.score.as_dict() == {'right': 1, 'wrong': 1, 'skipped': 0, 'total': 2}",
+                   timeout=10, what='a wrong guess counted')
+    expect(widget.locator('.agl-verdict')).to_contain_text('Not quite')
+    expect(widget.locator('.agl-verdict')).to_contain_text('-1.0')
+    expect(widget.locator('.agl-score')).to_have_text('Score 1/2')
+    widget.screenshot(path=str(jh.ARTIFACTS / f'{name}-predict.png'))
+    widget.locator('button[data-action="predict"]').click()
+    probe.wait_for('not view.predict', timeout=10)
 
 
 @pytest.fixture(params=list(FRONT_ENDS))
@@ -135,86 +224,156 @@ def front_end(request, notebook_root):
     return request.param, request.getfixturevalue(server_fixture), opener
 
 
-def test_graph_view_step_select_unchain_device(front_end, page, notebook_root):
+def test_a_graph_a_class_can_read(front_end, page, notebook_root):
     name, server, opener = front_end
-    nb, probe_dir = jh.write_notebook(notebook_root, f'graph_view_{name}', GRAPH_CELLS)
+    nb, probe_dir = jh.write_notebook(notebook_root, f'graph_view_{name}', CELLS)
     probe = jh.Probe(probe_dir)
-    opener(page, server, nb, probe)
-    widget = jh.wait_widget_ready(page, index=0)
-    diamond = jh.wait_widget_ready(page, index=1)
+    if name == 'voila':
+        opener(page, server, nb, probe, theme='dark')  # Voila is checked in its dark theme
+    else:
+        opener(page, server, nb, probe)
+    widget, double, gview, chain = (jh.wait_widget_ready(page, index=i) for i in range(4))
     jh.screenshot(page, f'{name}-1-rendered')
+    ids = probe.eval('_ids(view)')
+    x_id = ids['x']
 
-    # -- every node of the kernel's graph is drawn, with its label ----------------------------
-    graph = probe.eval('_nodes(y)')
-    assert len(graph) == 9  # x, sq, 2x, sq-2x, y and their four functions
-    for ident, _category, text in graph:
-        drawn = node(widget, ident)
-        expect(drawn).to_have_count(1)
-        if text:
-            expect(drawn).to_contain_text(text)
-    ids = {text: ident for ident, category, text in graph if text}
-    x_id, y_id, sq_id = ids['x'], ids['y'], ids['sq']
-    assert widget.locator('svg g.node[id^="n"]').count() == len(graph)
-    assert diamond.locator('svg g.node[id^="n"]').count() == len(probe.eval('_nodes(d)'))
+    # -- controls: one row of primary buttons; every control named, with a tooltip -------
+    controls = widget.evaluate("""(root) => Array.from(root.querySelectorAll(
+        'button, input, select')).map((c) => [c.dataset.action || c.className,
+        c.getAttribute('aria-label') || '', c.title || '', c.tagName])""")
+    unnamed = [c for c in controls if not c[1] or not c[2]]
+    assert not unnamed, f'controls without an accessible name or a tooltip: {unnamed}'
+    row = widget.locator('.agl-toolbar > button')
+    assert [b.get_attribute('data-action') for b in row.all()] == \
+        ['back', 'step', 'run', 'reset', 'predict', 'fit']
+    keys = {c[0]: c[2] for c in controls}
+    for action in ('back', 'step', 'run', 'reset', 'predict', 'fit', 'menu', 'device',
+                   'unchain', 'run-to', 'export-svg'):
+        assert '(key ' in keys[action], (action, keys[action])
+    tops = {round(b.bounding_box()['y']) for b in row.all()}
+    assert len(tops) == 1  # one row
 
-    # -- step through backward; the grads shown are Python's ---------------------------------
+    # -- the tutorial graph: legible, tidy, a stage that stays put -----------------------
+    assert len(pc.node_texts(widget)) == 9  # x, y, v2..v4 and four functions
+    assert_legible(widget, 14, 'tutorial')
+    assert_tidy(widget, 'tutorial')
+    before = pc.node_texts(widget)
+    assert_steps_keep_the_stage(widget, 4, 'tutorial', new_nodes=False)
+    expect(widget.locator('button[data-action="step"]')).to_be_disabled()
+    assert probe.eval('float(x.grad)') == 8.0
+    assert_values_after_run(widget, probe, 'view', x_id)
+    assert_legible(widget, 14, 'tutorial after backward')
+    assert_tidy(widget, 'tutorial after backward')
+    ledger = widget.locator('.agl-ledger')
+    expect(ledger).to_contain_text('10.0 + (−2.0) = 8.0')  # x's accumulation, spelled out
+    widget.screenshot(path=str(jh.ARTIFACTS / f'{name}-2-stepped.png'))
+    reset(widget)
+    assert pc.node_texts(widget) == before  # exactly the picture from before backward
     assert probe.eval('x.grad is None')
-    steps = step_until_done(widget)
-    assert steps == 4  # one step per function: + 1, -, ** 2, * 2
-    assert probe.eval('float(x.grad)') == 4.0  # 2x - 2 at x = 3
-    assert shown_grad(widget, probe, x_id) == probe.eval('float(x.grad)')
-    expect(widget.locator('.agl-status')).not_to_be_empty()
-    # The node's own label carries the grad too.
-    assert 4.0 in numbers(node(widget, x_id).text_content().split('grad', 1)[-1])
-    jh.screenshot(page, f'{name}-2-stepped')
 
-    # -- the diamond accumulates: a is used twice ---------------------------------------------
-    diamond.locator('button[data-action="run"]').click()
-    probe.wait_for('a.grad is not None', timeout=10)
-    assert probe.eval('float(a.grad)') == 6.0
-    a_id = probe.eval('uid(a)')
-    assert shown_grad(diamond, probe, a_id, view='diamond') == 6.0
+    # -- the tour's picture: mid-backward, x inspected ----------------------------------
+    for _ in range(3):
+        click_step(widget)
+    select_node(widget, probe, x_id)
+    widget.screenshot(path=str(jh.ARTIFACTS / f'{name}-tour.png'))
+    reset(widget)
 
-    # -- clicking a node makes it view.selected in the kernel --------------------------------
-    select_node(widget, probe, y_id)
+    # -- predict first, graded; run to here --------------------------------------------
+    check_prediction(widget, probe, name)
+    reset(widget)
+    f2 = ids['f2']  # _ * 2, the last function backward runs
+    select_node(widget, probe, f2)
+    widget.locator('.agl-inspect button[data-action="run-to"]').click()
+    probe.wait_for(f'view.model.upcoming().func_id == {f2}', timeout=10,
+                   what='run to here stopped with f2 next')
+    expect(node(widget, f2)).to_have_class(re.compile(r'\bhl-next\b'))
+    assert probe.eval('view.status["step"]') == 3
+    expect(widget.locator('.agl-ledger')).to_contain_text('Next: f2 (_ * 2)')
+
+    # -- a click makes the live object view.selected; unchain cuts the graph -----------
+    select_node(widget, probe, ids['y'])
     assert probe.eval('view.selected is y')
-    func_id = probe.eval('uid(y.creator)')
-    select_node(widget, probe, func_id)
-    assert probe.eval('view.selected is y.creator')
-
-    # -- unchain sq: its incoming edge turns dashed, a fresh backward stops there ------------
-    select_node(widget, probe, sq_id)
-    assert probe.eval('view.selected.name') == 'sq'
+    reset(widget)
+    select_node(widget, probe, ids['v2'])  # x**2
+    open_menu(widget)
     widget.locator('button[data-action="unchain"]').click()
-    probe.wait_for('sq.creator is None', timeout=10, what='sq was unchained in the kernel')
-    dashed = widget.locator('svg g.edge path[stroke-dasharray]')
-    expect(dashed).not_to_have_count(0)
-    pow_id = next(i for i, cat, text in graph if cat == 'function' and text == '_ ** 2')
-    cut_edge = widget.locator(f'svg g.edge#e_n{pow_id}_n{sq_id} path')
-    expect(cut_edge).to_have_attribute('stroke-dasharray', re.compile(r'\d'))
-    jh.screenshot(page, f'{name}-3-unchained')
+    probe.wait_for('view.selected.creator is None', timeout=10, what='v2 was unchained')
+    cut = widget.locator(f'svg g.edge#e_n{ids["f1"]}_n{ids["v2"]} path')
+    expect(cut).to_have_attribute('stroke-dasharray', re.compile(r'\d'))
+    run_to_end(widget, probe, 'view')
+    assert probe.eval('float(x.grad)') == -2.0  # only the -2x path reaches x now
 
-    widget.locator('button[data-action="reset"]').click()
-    probe.wait_for('x.grad is None', timeout=10, what='Reset cleared the grads')
-    widget.locator('button[data-action="run"]').click()
-    probe.wait_for("view.status['done']", timeout=10, what='Run finished the new backward')
-    # Only the -2x path reaches x now: backward stopped at sq (2x - 2 would be 4).
-    assert probe.eval('float(x.grad)') == -2.0
-    assert shown_grad(widget, probe, x_id) == -2.0
-
-    # -- the GPU toggle is disabled and says why ----------------------------------------------
-    assert probe.eval('view.gpu_available') is False
+    # -- the GPU control is in the menu, off, and says why ------------------------------
     reason = probe.eval('view.gpu_reason')
-    assert reason
+    assert reason and probe.eval('view.gpu_available') is False
     device = widget.locator('button[data-action="device"]')
     expect(device).to_be_disabled()
-    expect(device).to_have_attribute('title', re.compile(re.escape(reason)))
     expect(device).to_have_attribute('aria-label', re.compile(re.escape(reason)))
-    expect(widget.locator('.agl-device-reason')).to_be_visible()
     expect(widget.locator('.agl-device-reason')).to_contain_text(reason)
-    jh.screenshot(page, f'{name}-4-final')
-    widget.screenshot(path=str(jh.ARTIFACTS / f'{name}-widget.png'))
+    assert not widget.locator('.agl-toolbar > .agl-device-reason').count()
+    widget.locator('button[data-action="menu"]').click()
 
-    # No uncaught exception from the widget's code (two views breaking each other's
-    # transitions showed up here first).
+    # -- the double-backprop graph ------------------------------------------------------
+    d_ids = probe.eval('_ids(double)')
+    assert_legible(double, 14, 'double backprop')
+    assert_tidy(double, 'double backprop')
+    d_before = pc.node_texts(double)
+    assert_steps_keep_the_stage(double, 4, 'double backprop', new_nodes=True)
+    assert_values_after_run(double, probe, 'double', d_ids['x'])
+    made = [k for k, v in pc.node_texts(double).items() if 'grad-of-grad' in v['cls']]
+    assert len(made) > 5  # the functions backward applied, and what they made
+    assert_legible(double, 14, 'double backprop after backward')
+    assert_tidy(double, 'double backprop after backward')
+    double.screenshot(path=str(jh.ARTIFACTS / f'{name}-double.png'))
+    reset(double)
+    after = pc.node_texts(double)
+    assert {k: after[k] for k in d_before} == d_before  # the forward picture is back
+
+    # -- GraphView(gx): the grad-of-grad nodes are drawn distinctly ----------------------
+    g_ids = probe.eval('_ids(gview)')
+    outline = ('(root, id) => getComputedStyle(root.querySelector(`g.node#n${id} > g > a > '
+               'polygon:not(.agl-cell-box)`)).strokeDasharray')
+    gx_creator = probe.eval('uid(gx.creator)')
+    assert gview.evaluate(outline, gx_creator) not in ('none', '')  # dashed
+    assert gview.evaluate(outline, g_ids['x']) in ('none', '')      # the forward input
+    expect(node(gview, gx_creator)).to_have_class(re.compile(r'\bgrad-of-grad\b'))
+    assert_legible(gview, 14, 'GraphView(gx)')
+    gview.screenshot(path=str(jh.ARTIFACTS / f'{name}-gx.png'))
+
+    # -- a 500-node chain opens legible around the next function -------------------------
+    assert probe.eval('len(chain.model.live.model.nodes)') >= 495
+    box = chain.locator('.agl-graph').bounding_box()
+    inside = [t for t in pc.texts(chain)
+              if t['box'][0] >= box['x'] and t['box'][2] <= box['x'] + box['width']
+              and t['box'][1] >= box['y'] and t['box'][3] <= box['y'] + box['height']]
+    assert len(inside) >= 20, 'the chain opens as a near-empty box'
+    assert min(t['px'] for t in inside) >= 12
+    nxt = chain.locator('svg g.node.hl-next').bounding_box()
+    assert box['x'] <= nxt['x'] and nxt['x'] + nxt['width'] <= box['x'] + box['width']
+    assert box['y'] <= nxt['y'] and nxt['y'] + nxt['height'] <= box['y'] + box['height']
+    expect(chain.locator('.agl-overview')).to_be_visible()
+    # the overview maps this graph: one box per node drawn
+    assert chain.locator('.agl-overview rect:not(.agl-view-box)').count() == \
+        chain.locator('svg.agl-canvas g.node').count()
+    chain.screenshot(path=str(jh.ARTIFACTS / f'{name}-chain500.png'))
+
+    # -- the dark theme: every text of every control readable ----------------------------
+    if name != 'voila':
+        jh.use_dark_theme(page)
+    assert page.locator('body[data-jp-theme-light="false"]').count() == 1
+    reset(widget)
+    click_step(widget)
+    select_node(widget, probe, x_id)
+    open_menu(widget)
+    for w, what in ((widget, 'tutorial'), (double, 'double backprop')):
+        weak = [(c['text'], c['tag'], round(c['ratio'], 2)) for c in pc.contrast(w)
+                if c['ratio'] < 4.5]
+        assert not weak, f'{what}: text under 4.5:1 in the dark theme: {weak[:8]}'
+        weak = [(c['text'], round(c['ratio'], 2)) for c in pc.graph_contrast(w)
+                if c['ratio'] < 4.5]
+        assert not weak, f'{what}: graph text under 4.5:1 in the dark theme: {weak[:8]}'
+    widget.screenshot(path=str(jh.ARTIFACTS / f'{name}-dark.png'))
+    jh.screenshot(page, f'{name}-4-dark')
+
+    # No uncaught exception from the widget's code.
     assert not jh.widget_page_errors(page.agl_errors), page.agl_errors

@@ -11,10 +11,17 @@ the ``events.Summary`` of arrays too large to copy into events.
 'shape (1000,) float64: min 0 max 999 mean 499.5 norm 1.824e+04'
 >>> heatmap(np.arange(4.0).reshape(2, 2))['values']
 [0.0, 0.3333, 0.6667, 1.0]
+
+The graph's nodes and the step ledger use :func:`text`: short, and bounded in length
+(at most :data:`IN_FULL` numbers written out, else the shape and the mean):
+
+>>> text(np.float32(5.0)), text(np.array([0.5, -0.25])), text(np.ones((3, 4)))
+('5.0', '[0.5, -0.25]', '3×4 mean 1.0')
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy
@@ -23,6 +30,8 @@ from autograd_lab import events
 
 #: Arrays with at most this many elements are shown whole.
 SMALL = 64
+#: Arrays with at most this many elements are written out in full on a node.
+IN_FULL = 4
 #: The largest heatmap grid sent to the browser (rows and columns).
 HEATMAP_CELLS = 32
 
@@ -63,6 +72,43 @@ def as_text(value: Any) -> str | None:
     corner = numpy.array2string(value, precision=4, threshold=20, edgeitems=2)
     return _stats_line(s.shape, s.dtype, s.min, s.max, s.mean, s.norm, s.nan_count,
                        s.inf_count) + '\n' + corner
+
+
+def number(value: float) -> str:
+    """One number, 4 significant digits; a whole number keeps a ``.0`` (it is a float)."""
+    value = float(value)
+    out = f'{value:.4g}'
+    if math.isfinite(value) and not any(c in out for c in '.en'):
+        out += '.0'
+    return out
+
+
+def text(value: Any) -> str:
+    """A recorded value as a short text: the number, a small array in full, else the
+    shape and the mean (``None`` is ``'-'``)."""
+    value = to_host(value)
+    if value is None:
+        return '-'
+    if isinstance(value, events.Summary):
+        return f'{text_shape(value.shape)} mean {number(value.mean)}'
+    if value.ndim == 0:
+        return number(value.item()) if value.dtype.kind in 'fiub' else str(value.item())
+    if value.size <= IN_FULL and value.dtype.kind in 'fiub':
+        return _nested(value.tolist())
+    if value.dtype.kind in 'fiub' and value.size:
+        return f'{text_shape(value.shape)} mean {number(numpy.mean(value, dtype=numpy.float64))}'
+    return f'{text_shape(value.shape)} {value.dtype}'
+
+
+def text_shape(shape: tuple) -> str:
+    """A shape as the nodes write it: ``'10 values'``, ``'3×4'``."""
+    return f'{shape[0]} values' if len(shape) == 1 else '×'.join(map(str, shape))
+
+
+def _nested(items: Any) -> str:
+    if isinstance(items, list):
+        return '[' + ', '.join(_nested(i) for i in items) + ']'
+    return number(items)
 
 
 def heatmap(value: Any, label: str = '') -> dict | None:

@@ -44,7 +44,7 @@ def record_cell(shell: Any, line: str, cell: str) -> Any:
     if name:
         shell.user_ns[name] = view
     if result is not None and not result.success:
-        view._message = 'The cell raised; the graph shows what ran before the error.'
+        view.model.message = 'The cell raised; the graph shows what ran before the error.'
         view.refresh()
     return view
 

@@ -10,6 +10,8 @@ The same goes for synced traits written by an ipywidgets 'update' message
 ('select', 12)
 >>> parse({'type': 'select', 'id': 'link:/predictor/l1'})
 ('expand', '/predictor/l1')
+>>> parse({'type': 'guess', 'value': ['1', '-1']}), parse({'type': 'run-to', 'id': 'n7'})
+(('guess', ['1', '-1']), ('run-to', 7))
 >>> try:
 ...     parse({'type': 'action', 'action': 'rm -rf'})
 ... except BadMessage as error:
@@ -30,7 +32,9 @@ import re
 from typing import Any
 
 ACTIONS = frozenset({'step', 'run', 'back', 'forward', 'reset', 'unchain', 'unchain-preview',
-                     'device', 'predict', 'export-log', 'export-html'})
+                     'device', 'predict', 'export-dot', 'export-log', 'export-html'})
+#: Most values one guess may carry (one per input slot of a function).
+MAX_GUESSES = 64
 
 #: option name -> (validator, description); values are checked, never trusted.
 MAX_TEXT = 10_000
@@ -139,7 +143,14 @@ def parse(content: Any) -> tuple[str, Any]:
             return 'more', None
         return 'select', parse_node_id(ident)
     if kind == 'guess':
-        return 'guess', _text(content.get('value'))
+        value = content.get('value')
+        if isinstance(value, list):
+            if not value or len(value) > MAX_GUESSES:
+                raise BadMessage(f'a guess has 1 to {MAX_GUESSES} values')
+            return 'guess', [_text(v) for v in value]
+        return 'guess', _text(value)
+    if kind == 'run-to':
+        return 'run-to', parse_node_id(content.get('id'))
     if kind == 'options':
         return 'options', parse_options(content.get('options'))
     raise BadMessage(f'unknown message type {kind!r:.60}')

@@ -1,18 +1,22 @@
-"""The inspect panel's payload for a clicked node.
+"""The inspect panel of a clicked node: what a student asks first, internals below a fold.
 
-Built from the graph model's node (always there, also in history) and the live
-object when it still exists (its current data, grad and grad_var).  Every value is
-plain text; the browser writes it with ``textContent``.
+A variable leads with its name, value, grad and shape; a function with its name,
+operation, inputs and outputs and its local derivative rule.  Rank, order, ids,
+states, scope, device, ``grad_var`` and retained arrays come after, folded.  Values
+are the live object's when it still exists, else those the view recorded.  Every
+value is plain text; the browser writes it with ``textContent``.
 
 >>> import numpy as np, autograd_lab as chainer
 >>> from autograd_lab import events
 >>> from autograd_lab.graph import GraphModel
+>>> from autograd_lab_widget.naming import Names
+>>> from autograd_lab_widget.state import ViewState
 >>> x = chainer.Variable(np.array(3.0), name='x')
 >>> y = x * x
 >>> y.backward()
->>> p = payload(GraphModel.from_outputs(y), events.uid(x), x)
->>> p['title'], p['grad']
-('Variable x', '6.0')
+>>> p = payload(ViewState(GraphModel.from_outputs(y)), events.uid(x), x, Names())
+>>> p['title'], [row[:2] for row in p['main']]
+('x', [['value', '3.0'], ['grad', '6.0'], ['shape', '() float64 (a scalar)']])
 """
 
 from __future__ import annotations
@@ -22,63 +26,97 @@ from typing import Any
 from autograd_lab import Variable, events, graph
 
 from autograd_lab_widget import arrays, rules
-from autograd_lab_widget.history import name_of
+from autograd_lab_widget.naming import Names
+from autograd_lab_widget.state import ViewState
+
+_KIND_WORDS = {'input': 'input variable (a leaf: its grad is kept)',
+               'parameter': 'parameter (a leaf a Link owns: its grad is kept)',
+               'intermediate': 'intermediate variable (made by a function)',
+               'output': 'output variable (nothing uses it yet)',
+               'constant': 'constant (requires_grad=False: no grad flows to it)'}
 
 
-def _node_payload_common(node: graph.Node) -> list:
-    return [['id', str(node.id)], ['kind', node.kind], ['rank', str(node.rank)],
-            ['order', str(node.order) + (' (grad-of-grad)' if node.order else '')],
+def _details(node: graph.Node) -> list:
+    return [['id', str(node.id)], ['rank', str(node.rank)],
+            ['order', str(node.order) + (' (made by a backward: grad-of-grad)'
+                                         if node.order else '')],
             ['states', ', '.join(sorted(node.states)) or '-'], ['scope', node.scope or '-']]
 
 
-def _variable(model: graph.GraphModel, node: graph.Node,
-              obj: Any, hidden: bool) -> dict:
+def _variable(state: ViewState, node: graph.Node, obj: Any, names: Names) -> dict:
+    model = state.model
     live = obj if isinstance(obj, Variable) else None
-    rows = [['name', node.name or '(unnamed)'], ['shape', str(node.shape)],
-            ['dtype', str(node.dtype)],
-            ['device', str(live.device) if live is not None and live.array is not None
-             else node.device],
-            ['requires_grad', str(node.requires_grad)], *_node_payload_common(node),
-            ['creator', name_of(model, node.creator_id) if node.creator_id else 'none (leaf)']]
-    data = live.array if live is not None else (getattr(obj, 'data', None) if obj is not None
-                                                else node.data)
+    data = live.array if live is not None else node.data
     if data is None:
         data = node.data
+    freed = live is None and 'collected' in node.states
+    value = arrays.as_text(data) if data is not None else 'not recorded'
+    if freed and data is not None:
+        value += '\n(freed by the engine: the value the view recorded)'
     grad = live.grad if live is not None else node.grad
-    out: dict = {'title': f'Variable {node.name}' if node.name else f'Variable v{node.id}',
-                 'rows': rows, 'data': arrays.as_text(data), 'heatmaps': [], 'links': []}
-    if hidden:
-        out['grad'] = '(hidden until you submit a guess)'
-    else:
-        out['grad'] = arrays.as_text(grad) if grad is not None else 'None'
-        big = arrays.to_host(grad)
-        if big is not None and getattr(big, 'size', 0) > arrays.SMALL:
-            out['heatmaps'].append(arrays.heatmap(big, 'grad'))
-    host = arrays.to_host(data)
-    if host is not None and getattr(host, 'size', 0) > arrays.SMALL:
-        out['heatmaps'].append(arrays.heatmap(host, 'data'))
-    out['heatmaps'] = [h for h in out['heatmaps'] if h]
-    if node.creator_id is not None:
-        out['links'].append({'label': f'creator: {name_of(model, node.creator_id)}',
-                             'id': f'n{node.creator_id}'})
+    note = ''
+    if grad is None and state.trace.grads.get(node.id) is not None:
+        grad = state.trace.grads[node.id]
+        note = '\n(released by the engine once used: the value the view recorded)'
+    grad_text = (arrays.as_text(grad) + note) if grad is not None else 'none yet'
+    shape = node.shape if node.shape is not None else (
+        getattr(data, 'shape', None) if data is not None else None)
+    dtype = node.dtype or str(getattr(data, 'dtype', '?'))
+    shape_text = (f'{shape} {dtype}' + (' (a scalar)' if shape == () else '')
+                  if shape is not None else f'? {dtype}')
+    main = [['value', value, 'agl-data'], ['grad', grad_text, 'agl-grad'],
+            ['shape', shape_text, 'agl-shape']]
+    details = [['kind', _KIND_WORDS.get(node.kind, node.kind)],
+               ['device', str(live.device) if live is not None and live.array is not None
+                else node.device],
+               ['requires_grad', str(node.requires_grad)], *_details(node),
+               ['creator', names.described(model, node.creator_id) if node.creator_id
+                else 'none (a leaf)']]
+    links = []
+    if node.creator_id is not None and node.creator_id in model.nodes:
+        links.append({'label': f'made by {names.described(model, node.creator_id)}',
+                      'id': f'n{node.creator_id}'})
     gv = live.grad_var if live is not None else None
     if gv is not None and gv.creator is not None:
         # double backprop: the grad is itself a Variable made by a (grad-of-grad) graph
         gid = events.uid(gv)
         where = f'n{gid}' if gid in model.nodes else f'n{events.uid(gv.creator)}'
-        out['links'].append({'label': f'grad_var: made by {gv.creator.label} (order '
-                                      f'{model.nodes[gid].order if gid in model.nodes else "?"}'
-                                      ' graph)', 'id': where})
-        out['rows'].append(['grad_var', f'v{gid}, has a creator (differentiable again)'])
+        links.append({'label': f'grad_var: made by {gv.creator.label} (grad-of-grad)',
+                      'id': where})
+        details.append(['grad_var', f'{names.of(model, gid) if gid in model.nodes else gid}, '
+                                    'has a creator (differentiable again)'])
     elif gv is not None:
-        out['rows'].append(['grad_var', f'v{events.uid(gv)} (a leaf: no graph behind it)'])
-    return out
+        details.append(['grad_var', 'a leaf (no graph behind it)'])
+    heatmaps = [h for h in (arrays.heatmap(grad, 'grad') if _big(grad) else None,
+                            arrays.heatmap(data, 'data') if _big(data) else None) if h]
+    return {'title': names.of(model, node.id), 'subtitle': _KIND_WORDS.get(node.kind, ''),
+            'main': main, 'details': details, 'links': links, 'heatmaps': heatmaps}
 
 
-def _function(model: graph.GraphModel, node: graph.Node, obj: Any) -> dict:
-    rows = [['type', node.type or '-'], ['label', node.label], *_node_payload_common(node),
-            ['inputs', ', '.join(name_of(model, i) for i in node.input_ids) or '-'],
-            ['outputs', ', '.join(name_of(model, i) for i in node.output_ids) or '-']]
+def _big(value: Any) -> bool:
+    host = arrays.to_host(value)
+    return host is not None and getattr(host, 'size', 0) > arrays.SMALL
+
+
+def _function(state: ViewState, node: graph.Node, obj: Any, names: Names) -> dict:
+    model = state.model
+    table = names.table(model)
+
+    def listed(ids: tuple) -> str:
+        out = []
+        for i in ids:
+            n = model.nodes.get(i)
+            value = f' = {arrays.text(n.data)}' if n is not None and n.data is not None else ''
+            out.append(f'{table.get(i, f"#{i}")}{value}')
+        return ', '.join(out) or '-'
+
+    ran = node.id in state.trace.done
+    main = [['operation', f'{node.label or node.type}  ({node.type})', 'agl-op'],
+            ['inputs', listed(node.input_ids), ''], ['outputs', listed(node.output_ids), ''],
+            ['backward', 'ran in this backward' if ran else 'not run yet', ''],
+            ['local derivative', rules.rule_text(node.type)
+             or f'not tabled: see {node.type or "its"} backward()', 'agl-rule']]
+    details = _details(node)
     if obj is not None:
         retained = []
         try:
@@ -87,26 +125,29 @@ def _function(model: graph.GraphModel, node: graph.Node, obj: Any) -> dict:
                          for v in obj.get_retained_outputs()]
         except Exception as error:  # an unchained or odd node: say so, do not fail the panel
             retained.append(f'(not available: {error})')
-        rows.append(['retained arrays', '\n'.join(retained) or 'none'])
+        details.append(['retained arrays', '\n'.join(retained) or 'none'])
     else:
-        rows.append(['retained arrays', '(the function object is gone)'])
-    links = [{'label': f'input {k}: {name_of(model, i)}', 'id': f'n{i}'}
+        details.append(['retained arrays', '(the function object is gone)'])
+    links = [{'label': f'input {k}: {table.get(i, i)}', 'id': f'n{i}'}
              for k, i in enumerate(node.input_ids)]
-    links += [{'label': f'output {k}: {name_of(model, i)}', 'id': f'n{i}'}
+    links += [{'label': f'output {k}: {table.get(i, i)}', 'id': f'n{i}'}
               for k, i in enumerate(node.output_ids)]
-    latex = rules.rule_for(node.type)
-    return {'title': f'FunctionNode {node.label or node.type}', 'rows': rows,
-            'latex': latex or f'(no rule tabled for {node.type or "this function"}: see its '
-                              'backward())', 'links': links}
+    subtitle = 'function' + (' made by a backward (grad-of-grad)' if node.order else '')
+    return {'title': f'{table.get(node.id)}  {node.label or node.type}', 'subtitle': subtitle,
+            'main': main, 'details': details, 'links': links, 'heatmaps': []}
 
 
-def payload(model: graph.GraphModel, ident: int, obj: Any, *, hidden: bool = False) -> dict:
-    """The panel for node ``ident`` (``obj``: the live object or None)."""
+def payload(state: ViewState, ident: int, obj: Any, names: Names, *,
+            can_run_to: bool = False) -> dict:
+    """The panel of node ``ident`` in ``state`` (``obj``: the live object, or None)."""
+    model = state.model
+    names.learn(model)
     node = model.nodes[ident]
-    body = (_function(model, node, obj) if node.category == 'function'
-            else _variable(model, node, obj, hidden))
+    body = (_function(state, node, obj, names) if node.category == 'function'
+            else _variable(state, node, obj, names))
     body['id'] = ident
     body['category'] = node.category
+    body['actions'] = ['run-to'] if can_run_to else []
     if obj is None:
-        body['note'] = 'The Python object is gone; values are those recorded by events.'
+        body['note'] = 'The Python object is gone; values are those the view recorded.'
     return body

@@ -1,8 +1,9 @@
 """A self-contained HTML replay of a view's history: no kernel, no network.
 
 The page inlines the widget bundle (base64, loaded as a module from a Blob URL) and one
-precomputed DOT frame per step boundary; a small stand-in for the widget model steps
-through the frames, so the same front end draws them (Graphviz/WASM lays them out in
+precomputed frame per step boundary, made by the view's stepping model
+(:meth:`~autograd_lab_widget.stepping.StepModel.frames`); a small stand-in for the widget
+model steps through the frames, so the same front end draws them (Graphviz/WASM lays them out in
 the page).  All recorded text goes in as JSON with ``<``, ``>`` and ``&`` escaped, so a
 hostile variable name cannot end the script element.
 """
@@ -13,8 +14,6 @@ import base64
 import html
 import json
 from typing import Any
-
-from autograd_lab_widget import panel
 
 #: Graphs with at most this many nodes also get inspect panels in the replay.
 MAX_PANEL_NODES = 300
@@ -42,7 +41,7 @@ const url = URL.createObjectURL(new Blob([bytes], {{ type: 'text/javascript' }})
 const mod = await import(url);
 const frames = data.frames;
 const state = {{
-  dot: '', structure_key: '', node_info: {{}}, node_labels: {{}}, status: {{}}, panel: {{}},
+  dot: '', structure_key: '', nodes: {{}}, focus: null, status: {{}}, ledger: {{}}, panel: {{}},
   options: data.options,
   orders: data.orders, predict: false, height: data.height, device: '@numpy',
   gpu_available: false, gpu_reason: 'this is a replay without a kernel', selected_id: null,
@@ -54,11 +53,11 @@ function show(k) {{
   at = Math.max(0, Math.min(frames.length - 1, k));
   const f = frames[at];
   const status = Object.assign({{}}, f.status, {{
-    can_back: at > 0, done: at === frames.length - 1,
-    message: `replay: frame ${{at + 1}} of ${{frames.length}}`,
+    can_back: at > 0, can_step: at < frames.length - 1, done: at === frames.length - 1,
+    live: true, predict: false, notice: `Replay: frame ${{at + 1}} of ${{frames.length}}`,
   }});
-  for (const [key, value] of [['status', status], ['node_info', f.node_info],
-    ['node_labels', f.node_labels], ['structure_key', f.key], ['dot', f.dot]]) {{
+  for (const [key, value] of [['status', status], ['ledger', f.ledger], ['nodes', f.nodes],
+    ['focus', f.focus], ['structure_key', f.key], ['dot', f.dot]]) {{
     state[key] = value;
     fire(`change:${{key}}`, value);
   }}
@@ -77,8 +76,9 @@ const model = {{
       if (msg.action in moves) show(moves[msg.action]);
     }} else if (msg.type === 'select') {{
       const p = data.panels[String(msg.id).replace(/^n/, '')];
-      const none = {{ title: String(msg.id), rows: [], note: 'No details recorded.' }};
+      const none = {{ title: String(msg.id), main: [], note: 'No details recorded.' }};
       state.panel = p || none;
+      state.selected_id = p ? p.id : null;
       fire('change:panel', state.panel);
     }}
   }},
@@ -100,17 +100,12 @@ def replay_html(view: Any, title: str = 'autograd_lab replay') -> str:
     """The replay page of ``view`` (a GraphView) as one HTML string."""
     from autograd_lab_widget.view import BUNDLE  # noqa: PLC0415 - avoid an import cycle
 
-    frames = view.frames()
-    for f in frames:
-        f['status'] = json.loads(json.dumps(f['status'], default=str))
-    final = view._frame_model(frames[-1]['position']) if frames else None
-    panels = {}
-    if final is not None and len(final.nodes) <= MAX_PANEL_NODES:
-        final.refresh()
-        for ident in final.nodes:
-            panels[str(ident)] = panel.payload(final, ident, None)
-            panels[str(ident)]['note'] = 'Replay: values as recorded at the end of the history.'
-    data = {'frames': frames, 'panels': panels, 'options': view.options,
-            'orders': view.orders, 'height': view.height}
+    model = view.model
+    frames = json.loads(json.dumps(model.frames(dict(view.options)), default=str))
+    panels = model.panels(MAX_PANEL_NODES)
+    for body in panels.values():
+        body['note'] = 'Replay: values as recorded at the end of the history.'
+    data = {'frames': frames, 'panels': json.loads(json.dumps(panels, default=str)),
+            'options': view.options, 'orders': view.orders, 'height': view.height}
     bundle = base64.b64encode(BUNDLE.read_bytes()).decode('ascii')
     return _PAGE.format(title=html.escape(title), frames=_json_for_script(data), bundle=bundle)

@@ -1,66 +1,192 @@
-"""Local derivative rules, as LaTeX, for the functions students meet first.
+"""Local derivative rules, written for students, with the numbers filled in.
 
-The inspect panel shows the rule of a clicked function node.  The LaTeX is shown as
-plain text (no KaTeX is bundled: the bundle stays offline and small); it reads well
-enough in that form and can be pasted into a Markdown cell to render.
+For the functions students meet first, :func:`local` gives, per input, the rule
+(``∂y/∂x = c·x^(c−1)``), the same with the recorded values put in (``2·5.0^1.0``)
+and its value (``10.0``).  The step ledger multiplies that value by the gradient
+that arrived and shows it next to what the engine's own backward produced; the
+values it prints as results always come from the engine, and the product line is
+shown only where it agrees with them (an elementwise function, no broadcasting).
 
->>> print(rule_for('Exp'))
-\\frac{\\partial e^x}{\\partial x} = e^x
->>> rule_for('NoSuchFunction') is None
+Values are the ones the view recorded (small arrays are copied into events); a
+function's constant (``_ ** 2``, ``_ * 0.5``) is read from its label.  Functions not
+tabled here get no rule: the ledger then shows the grads in and out only.
+
+>>> import numpy as np
+>>> [(r.rule, r.filled, float(r.value)) for r in local('PowVarConst', '_ ** 2', [np.array(5.0)],
+...                                                   [np.array(25.0)])]
+[('∂y/∂x = c·x^(c−1)', '2·5.0^1', 10.0)]
+>>> [r.rule for r in local('Sub', '_ - _', [np.array(1.0), np.array(2.0)], [np.array(-1.0)])]
+['∂y/∂a = 1', '∂y/∂b = −1']
+>>> local('Convolution2DFunction', 'Convolution2DFunction', [], []) is None
 True
+>>> rule_text('MatMul')
+'Y = A·B:  ∂L/∂A = ∂L/∂Y·Bᵀ,  ∂L/∂B = Aᵀ·∂L/∂Y'
 """
 
 from __future__ import annotations
 
-# Keyed by the FunctionNode class name (the ``type`` field of FunctionApplied events).
-RULES: dict[str, str] = {
-    'Add': r'\frac{\partial (x_0 + x_1)}{\partial x_i} = 1',
-    'AddConstant': r'\frac{\partial (x + c)}{\partial x} = 1',
-    'Sub': r'\frac{\partial (x_0 - x_1)}{\partial x_0} = 1,\quad '
-           r'\frac{\partial (x_0 - x_1)}{\partial x_1} = -1',
-    'SubFromConstant': r'\frac{\partial (c - x)}{\partial x} = -1',
-    'Mul': r'\frac{\partial (x_0 x_1)}{\partial x_0} = x_1,\quad '
-           r'\frac{\partial (x_0 x_1)}{\partial x_1} = x_0',
-    'MulConstant': r'\frac{\partial (c x)}{\partial x} = c',
-    'Div': r'\frac{\partial (x_0 / x_1)}{\partial x_0} = \frac{1}{x_1},\quad '
-           r'\frac{\partial (x_0 / x_1)}{\partial x_1} = -\frac{x_0}{x_1^2}',
-    'DivFromConstant': r'\frac{\partial (c / x)}{\partial x} = -\frac{c}{x^2}',
-    'PowVarConst': r'\frac{\partial x^c}{\partial x} = c\,x^{c-1}',
-    'PowConstVar': r'\frac{\partial c^x}{\partial x} = c^x \ln c',
-    'PowVarVar': r'\frac{\partial x_0^{x_1}}{\partial x_0} = x_1 x_0^{x_1-1},\quad '
-                 r'\frac{\partial x_0^{x_1}}{\partial x_1} = x_0^{x_1}\ln x_0',
-    'Neg': r'\frac{\partial (-x)}{\partial x} = -1',
-    'Absolute': r'\frac{\partial |x|}{\partial x} = \operatorname{sign}(x)',
-    'Exp': r'\frac{\partial e^x}{\partial x} = e^x',
-    'Log': r'\frac{\partial \ln x}{\partial x} = \frac{1}{x}',
-    'Sin': r'\frac{\partial \sin x}{\partial x} = \cos x',
-    'Cos': r'\frac{\partial \cos x}{\partial x} = -\sin x',
-    'Tan': r'\frac{\partial \tan x}{\partial x} = \frac{1}{\cos^2 x}',
-    'Tanh': r'\frac{\partial \tanh x}{\partial x} = 1 - \tanh^2 x',
-    'Sqrt': r'\frac{\partial \sqrt{x}}{\partial x} = \frac{1}{2\sqrt{x}}',
-    'Square': r'\frac{\partial x^2}{\partial x} = 2x',
-    'Sigmoid': r'\frac{\partial \sigma(x)}{\partial x} = \sigma(x)\,(1 - \sigma(x))',
-    'ReLU': r'\frac{\partial \max(0, x)}{\partial x} = [x > 0]',
-    'LeakyReLU': r'\frac{\partial f(x)}{\partial x} = 1 \text{ if } x > 0 \text{ else } a',
-    'Softplus': r'\frac{\partial \ln(1 + e^{x})}{\partial x} = \sigma(x)',
-    'Sum': r'\frac{\partial \sum_j x_j}{\partial x_i} = 1 '
-           r'\quad(\text{the grad is broadcast back})',
-    'Mean': r'\frac{\partial \frac{1}{n}\sum_j x_j}{\partial x_i} = \frac{1}{n}',
-    'MatMul': r'Y = AB:\quad \bar{A} = \bar{Y} B^\top,\quad \bar{B} = A^\top \bar{Y}',
-    'LinearFunction': r'y = x W^\top + b:\quad \bar{x} = \bar{y} W,\quad '
-                      r'\bar{W} = \bar{y}^\top x,\quad \bar{b} = \sum_n \bar{y}_n',
-    'Softmax': r'\frac{\partial y_i}{\partial x_j} = y_i(\delta_{ij} - y_j)',
-    'LogSoftmax': r'\frac{\partial y_i}{\partial x_j} = \delta_{ij} - \operatorname{softmax}(x)_j',
-    'MeanSquaredError': r'\frac{\partial}{\partial x_0}\frac{1}{n}\|x_0 - x_1\|^2 = '
-                        r'\frac{2}{n}(x_0 - x_1)',
-    'SoftmaxCrossEntropy': r'\frac{\partial \ell}{\partial x} = '
-                           r'\frac{1}{N}(\operatorname{softmax}(x) - \operatorname{onehot}(t))',
-    'Reshape': r'\bar{x} = \operatorname{reshape}(\bar{y}, \text{shape of } x)',
-    'Transpose': r'\bar{x} = \bar{y}^\top',
-    'BroadcastTo': r'\bar{x} = \text{sum of } \bar{y} \text{ over the broadcast axes}',
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy
+
+from autograd_lab_widget import arrays
+
+
+@dataclass(frozen=True)
+class Local:
+    """One input's local derivative: the rule, the rule with numbers, its value."""
+
+    rule: str
+    filled: str
+    value: Any
+
+
+#: Labels of the functions with a constant: the constant stands where ``{}`` is.
+_CONSTANT_LABELS = {'AddConstant': '_ + {}', 'SubFromConstant': '{} - _',
+                    'MulConstant': '_ * {}', 'DivFromConstant': '{} / _',
+                    'PowVarConst': '_ ** {}', 'PowConstVar': '{} ** _'}
+
+
+def T(value: Any) -> str:
+    """A value in a filled-in rule: a constant as a label writes it (``2``), an array
+    as the ledger does."""
+    if isinstance(value, float | int):
+        return str(int(value)) if float(value).is_integer() and abs(value) < 1e6 \
+            else arrays.number(value)
+    return arrays.text(value)
+
+
+def constant(type_name: str, label: str) -> float | None:
+    """The constant of a ``_WithConstant`` function, read from its label (None if none)."""
+    template = _CONSTANT_LABELS.get(type_name)
+    if template is None:
+        return None
+    pattern = re.escape(template).replace(r'\{\}', r'\(?(.+?)\)?')
+    m = re.fullmatch(pattern, label.strip())
+    try:
+        return float(m.group(1)) if m else None
+    except ValueError:
+        return None
+
+
+def _one(rule: str, filled: Callable[..., str], value: Callable[..., Any]) -> Callable:
+    return lambda x, y, c: [Local(rule, filled(x, y, c), value(x, y, c))]
+
+
+def _binary(rule_a: str, rule_b: str, fill_a: Callable, fill_b: Callable,
+            val_a: Callable, val_b: Callable) -> Callable:
+    return lambda x, y, c: [Local(rule_a, fill_a(x, y, c), val_a(x, y, c)),
+                            Local(rule_b, fill_b(x, y, c), val_b(x, y, c))]
+
+
+def _ones(x: Any) -> Any:
+    return numpy.ones_like(numpy.asarray(x, dtype=numpy.float64))
+
+
+# Each entry: (x: input values, y: output values, c: constant) -> [Local per input].
+_TABLE: dict[str, Callable] = {
+    'Add': _binary('∂y/∂a = 1', '∂y/∂b = 1', lambda x, y, c: '1', lambda x, y, c: '1',
+                   lambda x, y, c: _ones(x[0]), lambda x, y, c: _ones(x[1])),
+    'Sub': _binary('∂y/∂a = 1', '∂y/∂b = −1', lambda x, y, c: '1', lambda x, y, c: '−1',
+                   lambda x, y, c: _ones(x[0]), lambda x, y, c: -_ones(x[1])),
+    'Mul': _binary('∂y/∂a = b', '∂y/∂b = a', lambda x, y, c: T(x[1]),
+                   lambda x, y, c: T(x[0]), lambda x, y, c: x[1] + 0 * x[0],
+                   lambda x, y, c: x[0] + 0 * x[1]),
+    'Div': _binary('∂y/∂a = 1/b', '∂y/∂b = −a/b²', lambda x, y, c: f'1/{T(x[1])}',
+                   lambda x, y, c: f'−{T(x[0])}/{T(x[1])}²',
+                   lambda x, y, c: 1 / x[1] + 0 * x[0], lambda x, y, c: -x[0] / x[1] ** 2),
+    'PowVarVar': _binary('∂y/∂a = b·a^(b−1)', '∂y/∂b = ln(a)·y',
+                         lambda x, y, c: f'{T(x[1])}·{T(x[0])}^{T(x[1] - 1)}',
+                         lambda x, y, c: f'ln({T(x[0])})·{T(y[0])}',
+                         lambda x, y, c: x[1] * x[0] ** (x[1] - 1),
+                         lambda x, y, c: numpy.log(x[0]) * y[0]),
+    'AddConstant': _one('∂y/∂x = 1', lambda x, y, c: '1', lambda x, y, c: _ones(x[0])),
+    'SubFromConstant': _one('∂y/∂x = −1', lambda x, y, c: '−1', lambda x, y, c: -_ones(x[0])),
+    'MulConstant': _one('∂y/∂x = c', lambda x, y, c: T(c), lambda x, y, c: c * _ones(x[0])),
+    'DivFromConstant': _one('∂y/∂x = −c/x²', lambda x, y, c: f'−{T(c)}/{T(x[0])}²',
+                            lambda x, y, c: -c / x[0] ** 2),
+    'PowVarConst': _one('∂y/∂x = c·x^(c−1)', lambda x, y, c: f'{T(c)}·{T(x[0])}^{T(c - 1)}',
+                        lambda x, y, c: c * x[0] ** (c - 1)),
+    'PowConstVar': _one('∂y/∂x = ln(c)·y', lambda x, y, c: f'ln({T(c)})·{T(y[0])}',
+                        lambda x, y, c: numpy.log(c) * y[0]),
+    'Neg': _one('∂y/∂x = −1', lambda x, y, c: '−1', lambda x, y, c: -_ones(x[0])),
+    'Absolute': _one('∂y/∂x = sign(x)', lambda x, y, c: f'sign({T(x[0])})',
+                     lambda x, y, c: numpy.sign(x[0])),
+    'Exp': _one('∂y/∂x = eˣ = y', lambda x, y, c: T(y[0]), lambda x, y, c: y[0]),
+    'Log': _one('∂y/∂x = 1/x', lambda x, y, c: f'1/{T(x[0])}', lambda x, y, c: 1 / x[0]),
+    'Sin': _one('∂y/∂x = cos(x)', lambda x, y, c: f'cos({T(x[0])})',
+                lambda x, y, c: numpy.cos(x[0])),
+    'Cos': _one('∂y/∂x = −sin(x)', lambda x, y, c: f'−sin({T(x[0])})',
+                lambda x, y, c: -numpy.sin(x[0])),
+    'Tan': _one('∂y/∂x = 1/cos²(x)', lambda x, y, c: f'1/cos²({T(x[0])})',
+                lambda x, y, c: 1 / numpy.cos(x[0]) ** 2),
+    'Tanh': _one('∂y/∂x = 1 − y²', lambda x, y, c: f'1 − {T(y[0])}²',
+                 lambda x, y, c: 1 - y[0] ** 2),
+    'Sigmoid': _one('∂y/∂x = y·(1 − y)', lambda x, y, c: f'{T(y[0])}·(1 − {T(y[0])})',
+                    lambda x, y, c: y[0] * (1 - y[0])),
+    'ReLU': _one('∂y/∂x = 1 if x > 0 else 0', lambda x, y, c: f'[{T(x[0])} > 0]',
+                 lambda x, y, c: (x[0] > 0).astype(numpy.float64)),
+    'Square': _one('∂y/∂x = 2x', lambda x, y, c: f'2·{T(x[0])}', lambda x, y, c: 2 * x[0]),
+    'Sqrt': _one('∂y/∂x = 1/(2√x) = 1/(2y)', lambda x, y, c: f'1/(2·{T(y[0])})',
+                 lambda x, y, c: 1 / (2 * y[0])),
+}
+
+#: The rule only (no numbers) for functions whose backward is not elementwise.
+_TEXT_ONLY: dict[str, str] = {
+    'Sum': 'y = Σ xᵢ:  ∂y/∂xᵢ = 1 (the grad is copied back to every element)',
+    'Mean': 'y = (1/n)·Σ xᵢ:  ∂y/∂xᵢ = 1/n',
+    'MatMul': 'Y = A·B:  ∂L/∂A = ∂L/∂Y·Bᵀ,  ∂L/∂B = Aᵀ·∂L/∂Y',
+    'LinearFunction': 'y = x·Wᵀ + b:  ∂L/∂x = ∂L/∂y·W,  ∂L/∂W = ∂L/∂yᵀ·x,  ∂L/∂b = Σₙ ∂L/∂y',
+    'Softmax': 'yᵢ = softmax(x)ᵢ:  ∂yᵢ/∂xⱼ = yᵢ·(δᵢⱼ − yⱼ)',
+    'LogSoftmax': 'yᵢ = log softmax(x)ᵢ:  ∂yᵢ/∂xⱼ = δᵢⱼ − softmax(x)ⱼ',
+    'MeanSquaredError': 'L = (1/n)·Σ (a − b)²:  ∂L/∂a = (2/n)·(a − b),  ∂L/∂b = −∂L/∂a',
+    'SoftmaxCrossEntropy': 'L = −(1/N)·Σ log softmax(x)[t]:  ∂L/∂x = (softmax(x) − onehot(t))/N',
+    'Reshape': "the grad is reshaped back to x's shape",
+    'Transpose': 'the grad is transposed back',
+    'BroadcastTo': 'the grad is summed over the broadcast axes',
+    'LeakyReLU': '∂y/∂x = 1 if x > 0 else the slope a',
+    'Softplus': '∂y/∂x = sigmoid(β·x)',
+    'MultiAdd': '∂y/∂xᵢ = 1 for every input',
 }
 
 
-def rule_for(type_name: str) -> str | None:
-    """The LaTeX local derivative rule of a FunctionNode class name, or None if not tabled."""
-    return RULES.get(type_name)
+def rule_text(type_name: str) -> str | None:
+    """The rule of a FunctionNode class name as one line of text, or None if not tabled."""
+    if type_name in _TEXT_ONLY:
+        return _TEXT_ONLY[type_name]
+    fn = _TABLE.get(type_name)
+    if fn is None:
+        return None
+    one = numpy.ones(())
+    return ',  '.join(r.rule for r in fn([one, one], [one], 2.0))
+
+
+def local(type_name: str, label: str, inputs: Sequence[Any],
+          outputs: Sequence[Any]) -> list[Local] | None:
+    """Per input, the local derivative of an elementwise function at the recorded values.
+
+    None when the function is not tabled, or a value it needs was not recorded (a
+    large array is kept only as a summary).  Each ``value`` is a float64 array.
+    """
+    fn = _TABLE.get(type_name)
+    if fn is None:
+        return None
+    xs = [_array(v) for v in inputs]
+    ys = [_array(v) for v in outputs]
+    c = constant(type_name, label)
+    if any(v is None for v in (*xs, *ys)) or (type_name in _CONSTANT_LABELS and c is None):
+        return None
+    with numpy.errstate(all='ignore'):
+        try:
+            return fn(xs, ys, c)
+        except (IndexError, ValueError, TypeError):
+            return None
+
+
+def _array(value: Any) -> Any:
+    if isinstance(value, numpy.ndarray) and value.dtype.kind in 'fiub':
+        return value.astype(numpy.float64)
+    return None

@@ -1,21 +1,26 @@
 """GraphView: the live graph widget (anywidget).
 
-The view follows the engine through events (``autograd_lab.events``), keeps the
-events that concern its graph in a log, and draws the graph model
-(``autograd_lab.graph``) as DOT that the browser lays out with Graphviz/WASM.
-Stepping is the engine's own backward, paused: :meth:`GraphView.step` calls
-:meth:`autograd_lab.BackwardStepper.step`, and the view learns what happened from the
-events that step emits (there is no second backward implementation here).
+The view is a thin widget over a :class:`~autograd_lab_widget.stepping.StepModel`,
+which follows the engine through its events, steps the engine's own backward
+(:class:`autograd_lab.BackwardStepper`, paused between steps: there is no second
+backward implementation here), grades predictions and says what to draw.  The
+widget keeps the synced traits, turns browser messages into model calls, and
+throttles redraws caused by the engine.
 
 >>> import numpy as np, autograd_lab as chainer
->>> x = chainer.Variable(np.array(3.0), name='x')
+>>> x = chainer.Variable(np.array(5.0), name='x')
 >>> y = x ** 2 - 2 * x + 1
 >>> view = GraphView(y)
->>> view.step()            # the first function's backward ran
+>>> view.step()            # the first function's backward ran (f4: _ + 1)
+True
+>>> view.predict = True    # predict first: the next step runs when the guess is in
+>>> view.next_targets(), str(view.guess([1, -1]))
+(['v2', 'v3'], 'Right! v2: 1.0, v3: -1.0')
+>>> view.run_to('f2')      # a breakpoint: run until f2 (_ * 2) is next
 True
 >>> view.run()             # and the rest
->>> x.grad, view.status['done']
-(array(4.), True)
+>>> float(x.grad), view.score, view.status['done']
+(8.0, Score(right=1, wrong=0, skipped=0), True)
 >>> view.close()
 """
 
@@ -25,7 +30,6 @@ import asyncio
 import json
 import logging
 import pathlib
-import pickle
 import threading
 import time
 import warnings
@@ -37,10 +41,10 @@ import anywidget
 import numpy
 import traitlets
 
-from autograd_lab import BackwardStepper, Variable, backend, events, graph
+from autograd_lab import backend, events
 
-from autograd_lab_widget import arrays, bounds, drawing, history, messages, panel
-from autograd_lab_widget.index import ObjectIndex
+from autograd_lab_widget import bounds, drawing, messages, prediction
+from autograd_lab_widget.stepping import StepModel
 
 logger = logging.getLogger('autograd_lab_widget')
 
@@ -51,8 +55,8 @@ THROTTLE_S = 0.1
 #: A redraw caused by events waits at least this many times as long as the last one took,
 #: so that a view following a training loop costs it at most about 1/(1+REDRAW_SPACING).
 REDRAW_SPACING = 4
-#: Most VariableCreated events held while waiting to learn whether they join the graph.
-MAX_PENDING = 10_000
+#: Pixel height of the stage (graph and side panel) unless ``GraphView(height=...)``.
+DEFAULT_HEIGHT = 520
 
 
 class WidgetWarning(UserWarning):
@@ -64,18 +68,6 @@ def _warn(text: str) -> None:
     warnings.warn(text, WidgetWarning, stacklevel=3)
 
 
-def _as_list(outputs: Any) -> list:
-    if outputs is None:
-        return []
-    if isinstance(outputs, Variable):
-        return [outputs]
-    out = list(outputs)
-    for v in out:
-        if not isinstance(v, Variable):
-            raise TypeError(f'GraphView shows Variables, got {type(v).__name__}')
-    return out
-
-
 class GraphView(anywidget.AnyWidget):
     """A live, steppable view of the computational graph behind ``outputs``.
 
@@ -84,17 +76,14 @@ class GraphView(anywidget.AnyWidget):
         events_log: events recorded earlier (the ``%%autograd_lab`` magic passes the
             cell's events); the graph is then replayed from them.
         retain_grad / enable_double_backprop: passed to the engine's backward.
-        height: pixel height of the drawing area (fixed; zoom and pan inside).
+        height: pixel height of the stage (fixed: zoom and pan inside).
         options: initial drawing options (see ``drawing.DEFAULT_OPTIONS``).
         links: the model (a Link or several) that built the graph: its Link paths group
             the nodes, and big graphs are collapsed per Link before layout.
         history: how many recent events the view keeps for Back/Forward (default
             ``bounds.HISTORY_EVENTS``, 10,000); older ones are folded into a checkpoint.
 
-    Memory stays bounded however long the view stays open (see ``bounds``): the event
-    history is a window of the latest ``history`` events, time travel reaches back to
-    its start, and nodes no live variable can reach any more (an old training step's
-    graph once its loss is gone) are dropped; the outputs shown and Parameters stay.
+    Memory stays bounded however long the view stays open (see ``bounds``).
     """
 
     # The bundle's text, not its path: anywidget watches a path for changes and the
@@ -103,14 +92,16 @@ class GraphView(anywidget.AnyWidget):
 
     dot = traitlets.Unicode('').tag(sync=True)
     structure_key = traitlets.Unicode('').tag(sync=True)
-    node_info = traitlets.Dict().tag(sync=True)
-    node_labels = traitlets.Dict().tag(sync=True)
+    nodes = traitlets.Dict().tag(sync=True)
+    focus = traitlets.Int(None, allow_none=True).tag(sync=True)
     status = traitlets.Dict().tag(sync=True)
+    ledger = traitlets.Dict().tag(sync=True)
     panel = traitlets.Dict().tag(sync=True)
     options = traitlets.Dict().tag(sync=True)
     orders = traitlets.List().tag(sync=True)
     predict = traitlets.Bool(False).tag(sync=True)
-    height = traitlets.Int(480, min=messages.MIN_HEIGHT, max=messages.MAX_HEIGHT).tag(sync=True)
+    height = traitlets.Int(DEFAULT_HEIGHT, min=messages.MIN_HEIGHT,
+                           max=messages.MAX_HEIGHT).tag(sync=True)
     device = traitlets.Unicode('@numpy').tag(sync=True)
     gpu_available = traitlets.Bool(False).tag(sync=True)
     gpu_reason = traitlets.Unicode('').tag(sync=True)
@@ -119,61 +110,29 @@ class GraphView(anywidget.AnyWidget):
 
     def __init__(self, outputs: Any = None, *, events_log: Sequence | None = None,
                  retain_grad: bool = False, enable_double_backprop: bool = False,
-                 height: int = 480, options: dict | None = None, links: Any = None,
+                 height: int = DEFAULT_HEIGHT, options: dict | None = None, links: Any = None,
                  history: int = bounds.HISTORY_EVENTS, **kwargs: Any) -> None:
-        if isinstance(history, bool) or not isinstance(history, int) or history < 100:
-            raise ValueError(f'history must be an int of at least 100 events, got {history!r}')
+        model = StepModel(outputs, events_log=events_log, retain_grad=retain_grad,
+                          enable_double_backprop=enable_double_backprop, links=links,
+                          history=history)
+        try:
+            self._setup(model, height, options, kwargs)
+        except BaseException:
+            model.close()  # a bad argument leaves no subscriber behind
+            raise
+        _remember_live(self)
+
+    def _setup(self, model: StepModel, height: int, options: dict | None,
+               kwargs: dict) -> None:
         super().__init__(**kwargs)
-        self._history = history
-        self._open_runs: set[int] = set()  # backward runs begun and not finished (live end)
-        self._base_runs: set[int] = set()  # the same, at the checkpoint (the window start)
-        self._roots = _as_list(outputs)  # held strongly: the view must be able to step them
-        self._retain_grad = bool(retain_grad)
-        self._double = bool(enable_double_backprop)
-        self._index = ObjectIndex()
-        self._index.walk(self._roots)
-        self._scopes: dict[int, str] = {}
-        if events_log is not None:
-            self._base: graph.GraphModel | None = None  # replay from an empty graph
-            self._log: list = list(events_log)
-            self._live = graph.GraphModel.from_events(self._log)
-            if links is not None and self._roots:
-                # parameters made before the recording have no event: their Link path
-                # (and so their place in a collapsed Link) comes from the links
-                walked = graph.GraphModel.from_outputs(self._roots, links=links, log=self._log)
-                self._scopes = {i: n.scope for i, n in walked.nodes.items() if n.scope}
-                self._patch_scopes(self._live)
-        else:
-            self._base = graph.GraphModel.from_outputs(self._roots, links=links) \
-                if self._roots else graph.GraphModel()
-            self._log = []
-            self._live = pickle.loads(pickle.dumps(self._base, pickle.HIGHEST_PROTOCOL))
-        self._base_blob: bytes | None = None
-        self._pending_vars: dict[int, Any] = {}
-        self._runs: set[int] = set()
-        self._stepper: BackwardStepper | None = None
-        self._stepped = False
-        self._resets: list[int] = []
-        self._pos: int | None = None  # None: the live end
-        self._pending_guess: tuple | None = None  # (started event, done event)
-        self._feedback = ''
-        self._message = ''
-        self._selected_ref: Any = None
-        self._preview: set[int] = set()
-        self._expanded: set[str] = set()
-        self._window: frozenset | None = None  # the drawn part of a graph too big to draw
+        self._model = model
         self._timer = False
         self._last_draw = 0.0
         self._dirty = False
         self._busy = False
-        self._lock = threading.RLock()
         self._redraw_cost = 0.0
-        self._appended = 0  # events ever added to the log (positions shift when it is trimmed)
-        self._prune_at = bounds.next_prune_at(len(self._live.nodes))
-        for e in self._log:
-            self._track_run(e, self._open_runs)
-        if len(self._log) > self._history:
-            self._trim(len(self._log) - self._history)
+        self._shown: Any = None  # the graph model last drawn (clicks name its nodes)
+        self._lock = threading.RLock()
         try:  # the kernel's loop, to which engine threads hand redraws
             self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
@@ -185,122 +144,49 @@ class GraphView(anywidget.AnyWidget):
         reason = backend.gpu_unavailable_reason()
         self.gpu_available = reason is None
         self.gpu_reason = reason or ''
-        self.device = self._current_device()
+        self.device = model.device()
         me = weakref.ref(self)
 
-        def listener(event: events.Event) -> None:
+        def changed() -> None:
             view = me()
-            if view is None:  # the view was dropped: stop listening
-                sub.unsubscribe()
-                return
-            view._on_event(event)
+            if view is not None and not view._busy:
+                view._schedule()
 
-        sub = events.subscribe(listener)
-        self._subscription = sub
+        model.on_change = changed
         self.on_msg(self._on_browser_msg)
         self.refresh()
-        _remember_live(self)
 
-    # ---- following the engine --------------------------------------------------------
+    # ---- the model -------------------------------------------------------------------
 
-    def _known(self, ident: Any) -> bool:
-        return ident in self._live.nodes
+    @property
+    def model(self) -> StepModel:
+        """The kernel-side stepping model this widget shows (no widget library in it)."""
+        return self._model
 
-    def _accept(self, e: events.Event) -> list:
-        """The events to record for ``e``: [] when it does not concern this graph."""
-        kind = e.kind
-        if kind == 'variable_collected':  # a variable we were waiting on is gone
-            self._pending_vars.pop(e.var_id, None)
-        if kind == 'variable_created':
-            if not self._known(e.var_id):
-                self._pending_vars[e.var_id] = e
-                if len(self._pending_vars) > MAX_PENDING:
-                    self._pending_vars.pop(next(iter(self._pending_vars)))
-                return []
-            return [e]
-        if kind == 'function_applied':
-            if not (any(self._known(i) for i in e.input_ids) or self._known(e.in_backward_of)):
-                return []
-            ids = (*e.input_ids, *e.output_ids)
-            held = [self._pending_vars.pop(i) for i in dict.fromkeys(ids)
-                    if i in self._pending_vars and not self._known(i)]
-            return sorted(held, key=lambda v: v.seq) + [e]
-        if kind == 'backward_started':
-            if any(self._known(i) for i in e.root_ids):
-                self._runs.add(e.run_id)
-                return [e]
-            return []
-        if kind in ('backward_step_started', 'backward_step_done'):
-            return [e] if e.run_id in self._runs else []
-        if kind == 'backward_finished':
-            if e.run_id in self._runs:
-                self._runs.discard(e.run_id)  # no more events of this run will come
-                return [e]
-            return []
-        if kind == 'unchained':
-            ids = (e.root_id, *e.var_ids, *e.func_ids)
-            return [e] if any(self._known(i) for i in ids) else []
-        ident = getattr(e, 'var_id', None)
-        return [e] if ident is not None and self._known(ident) else []
+    @property
+    def score(self) -> prediction.Score:
+        """Predict mode's score: steps guessed right, wrong, and revealed unguessed."""
+        return self._model.score
 
-    def _on_event(self, e: events.Event) -> None:
-        with self._lock:  # events may come from any thread
-            accepted = self._accept(e)
-            self._appended += len(accepted)
-            for event in accepted:
-                self._log.append(event)
-                self._live.apply(event)
-                self._track_run(event, self._open_runs)
-            if accepted:
-                self._keep_bounds()
-        if accepted and not self._busy:
-            self._schedule()
+    @property
+    def selected(self) -> Any:
+        """The live Variable (or FunctionNode) clicked in the browser, or None.
 
-    # ---- bounded memory (policy: see the ``bounds`` module) ------------------------------
+        When the Variable object was garbage-collected but its node lives on in the graph,
+        this is its VariableNode.
+        """
+        return self._model.selected
 
-    @staticmethod
-    def _track_run(e: events.Event, runs: set[int]) -> None:
-        if e.kind == 'backward_started':
-            runs.add(e.run_id)
-        elif e.kind == 'backward_finished':
-            runs.discard(e.run_id)
+    def name_of(self, obj: Any) -> str:
+        """The name drawn on the node of ``obj`` (a Variable, FunctionNode or id)."""
+        ident = obj if isinstance(obj, int) else events.uid(obj)
+        return self._model.names.of(self._model.live.model, ident)
 
-    def _pinned(self) -> set[int]:
-        pinned = {events.uid(r) for r in self._roots} | self._preview
-        if self.selected_id is not None:
-            pinned.add(self.selected_id)
-        return pinned
+    def next_targets(self) -> list[str]:
+        """Names of the variables the next step sends gradients to (one per input slot)."""
+        return self._model.next_targets()
 
-    def _keep_bounds(self) -> None:
-        """Fold old events into the checkpoint and drop dead nodes when due (amortised)."""
-        if len(self._log) > bounds.trim_at(self._history):
-            self._trim(len(self._log) - self._history)
-        size = len(self._live.nodes)
-        if size > self._prune_at and (not self._open_runs
-                                      or size > bounds.PRUNE_FORCE * self._prune_at):
-            self._live = bounds.prune(self._live, self._pinned())
-            self._prune_at = bounds.next_prune_at(len(self._live.nodes))
-
-    def _trim(self, k: int) -> None:
-        """Drop the oldest ``k`` events: they move into the checkpoint model."""
-        dropped = self._log[:k]
-        del self._log[:k]
-        base = self._base if self._base is not None else graph.GraphModel()
-        for e in dropped:
-            base.apply(e)
-            self._track_run(e, self._base_runs)
-        # the checkpoint is bounded like the live model (a run left half-way for good, an
-        # abandoned stepper, must not stop that for ever)
-        if not self._base_runs or len(base.nodes) > bounds.PRUNE_FORCE * self._prune_at:
-            base = bounds.prune(base, self._pinned())
-        self._base = base
-        self._base_blob = None
-        if self._pos is not None:
-            self._pos = max(self._pos - k, 0)
-        self._resets = [max(r - k, 0) for r in self._resets]
-        if self._pending_guess is not None and any(e is self._pending_guess[0] for e in dropped):
-            self._feedback = 'Revealed without a guess (that step left the history window).'
-            self._finish_guess()
+    # ---- following the engine: throttled redraws ----------------------------------------
 
     def _schedule(self) -> None:
         """Redraw soon: at most every THROTTLE_S (or REDRAW_SPACING times the last redraw's
@@ -330,355 +216,96 @@ class GraphView(anywidget.AnyWidget):
 
     # ---- drawing -------------------------------------------------------------------------
 
-    def _patch_scopes(self, model: graph.GraphModel) -> graph.GraphModel:
-        for ident, scope in self._scopes.items():
-            node = model.nodes.get(ident)
-            if node is not None and not node.scope:
-                node.scope = scope
-        return model
-
-    def _frame_model(self, pos: int) -> graph.GraphModel:
-        """The graph at position ``pos`` of the window: the checkpoint replayed up to it."""
-        if self._base is None:  # a replayed log not trimmed yet: from an empty graph
-            model = graph.GraphModel()
-        else:
-            if self._base_blob is None:  # a pickled copy restores ~twice as fast as deepcopy
-                self._base_blob = pickle.dumps(self._base, protocol=pickle.HIGHEST_PROTOCOL)
-            model = pickle.loads(self._base_blob)  # our own bytes, never external data
-        for e in self._log[:pos]:
-            model.apply(e)
-        return self._patch_scopes(model)
-
-    def _shown_position(self) -> int:
-        if self._pending_guess is not None:
-            return self._log.index(self._pending_guess[0]) + 1
-        return len(self._log) if self._pos is None else self._pos
-
-    def _live_info(self) -> dict | None:
-        if self._pos is not None or self._pending_guess is not None:
-            return None
-        stepper = self._stepper
-        info = {'started': self._stepped, 'done': False, 'next_id': None}
-        if not self._roots:
-            info.update(done=True, idle='Nothing to step: this view has no output variable.')
-            return info
-        if self._roots[0].creator is None and stepper is None:
-            info.update(done=True, idle='The output has no creator (a leaf): nothing to step.')
-            return info
-        if stepper is None:
-            return info
-        if stepper.done:
-            info['done'] = True
-            return info
-        func = stepper.next_function
-        outputs = [ref() for ref in func.outputs or ()]
-        info.update(next_id=events.uid(func), reason=stepper.why_next(),
-                    frontier_ids=[events.uid(f) for f in stepper.frontier],
-                    grad_outputs=[None if n is None else events.snapshot(
-                        _raw(stepper.pending_grad(n))) for n in outputs])
-        return info
-
-    def _roles(self, model: graph.GraphModel, st: dict) -> dict[int, str]:
-        opts = self.options
-        roles: dict[int, str] = {}
-        for i in drawing.search_hits(model, opts['search']):
-            roles[i] = 'search'
-        sel = self.selected_id
-        if sel is not None and sel in model.nodes and opts['highlight_direction'] != 'none':
-            up = opts['highlight_direction'] == 'up'
-            for i in (model.upstream(sel) if up else model.downstream(sel)):
-                roles[i] = 'upstream' if up else 'downstream'
-        for i in self._preview:
-            roles[i] = 'cut'
-        if sel is not None:
-            roles[sel] = 'selected'
-        nxt = st.get('next_id')
-        if nxt is not None:
-            roles[nxt] = 'next'
-        return {i: r for i, r in roles.items() if i in model.nodes}
-
     def refresh(self) -> None:
-        """Redraw now: DOT, node classes, status and panel traits from the shown position."""
+        """Redraw now: DOT, cells, status, ledger and panel from the shown position."""
         with self._lock:
-            self._refresh()
+            began = time.monotonic()
+            self._timer = self._dirty = False
+            scene = self._model.scene(dict(self.options))
+            frame = scene.frame
+            with self.hold_sync():
+                self.position = scene.position
+                self.status = scene.status
+                self.ledger = scene.ledger
+                self.nodes = frame.nodes
+                self.focus = frame.focus
+                self.orders = scene.orders
+                self.structure_key = frame.key
+                self.dot = frame.dot
+                self.panel = scene.panel
+                self.selected_id = self._model.selected_id
+            self._shown = self._model.state().model
+            self._last_draw = time.monotonic()
+            self._redraw_cost = self._last_draw - began
 
-    def _refresh(self) -> None:
-        began = time.monotonic()
-        self._timer = self._dirty = False
-        pos = self._shown_position()
-        live = pos == len(self._log)
-        model = self._live if live else self._frame_model(pos)
-        model.refresh()
-        st = history.status(model, self._log, pos, live=self._live_info(), resets=self._resets,
-                            pending=self._pending_guess)
-        st['feedback'] = self._feedback
-        st['message'] = self._message
-        st['predict'] = self.predict
-        st['live'] = live
-        roots = [events.uid(r) for r in self._roots if events.uid(r) in model.nodes]
-        focus = [i for i in (st.get('next_id'), self.selected_id) if i is not None]
-        frame = drawing.draw(model, self.options, roots=roots, roles=self._roles(model, st),
-                             expanded=self._expanded, focus=focus, keep=self._window)
-        self._window = frame.window
-        if frame.window is not None:
-            st['text'] += (f'  [{frame.shown} of {frame.total} nodes drawn: the part around '
-                           'the next function; use depth/search/select to look elsewhere]')
-        elif frame.shown < frame.total:
-            st['text'] += (f'  [{frame.shown} of {frame.total} nodes drawn one by one'
-                           + (f', {frame.links} Links collapsed (click one to expand)'
-                              if frame.links else '') + ']')
-        self.orders = sorted({n.order for n in model.nodes.values()} | {0})
-        with self.hold_sync():
-            self.position = pos
-            self.status = st
-            self.node_info = frame.node_classes
-            self.node_labels = frame.node_labels
-            self.structure_key = frame.key
-            self.dot = frame.dot
-            self._update_panel(model)
-        self._model_shown = model
-        self._last_draw = time.monotonic()
-        self._redraw_cost = self._last_draw - began
-
-    def _update_panel(self, model: graph.GraphModel) -> None:
-        sel = self.selected_id
-        if sel is None or sel not in model.nodes:
-            self.panel = {} if sel is None else {
-                'id': sel, 'title': f'#{sel}', 'rows': [],
-                'note': 'This node is not part of the graph at this point in the history.'}
-            return
-        hidden = (self._pending_guess is not None
-                  and sel in self._pending_guess[1].target_input_ids)
-        if model is self._live:
-            self.panel = panel.payload(model, sel, self.selected, hidden=hidden)
-        else:
-            body = panel.payload(model, sel, None, hidden=hidden)
-            body['note'] = 'History: values as recorded at this step (Forward to return).'
-            self.panel = body
-
-    # ---- stepping --------------------------------------------------------------------
-
-    def _ensure_stepper(self) -> BackwardStepper | None:
-        if self._stepper is None:
-            if not self._roots:
-                raise RuntimeError('this view has no output variable to run backward from')
-            self._stepper = BackwardStepper.for_backward(
-                [self._roots[0]], retain_grad=self._retain_grad,
-                enable_double_backprop=self._double)
-        return self._stepper
-
-    def _act(self, fn: Any) -> Any:
-        """Run an engine action with redraws held until it is over, then redraw once."""
+    def _act(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run a model action with redraws held until it is over, then redraw once."""
         self._busy = True
-        self._message = ''
         try:
-            return fn()
+            return fn(*args, **kwargs)
         finally:
             self._busy = False
             self.refresh()
 
-    def _finish_guess(self) -> None:
-        self._pending_guess = None
+    # ---- stepping --------------------------------------------------------------------
 
     def step(self) -> bool:
-        """Run the next function's backward (the engine's stepper); False when finished.
-
-        In "predict first" mode the result is recorded but hidden until :meth:`guess`.
-        """
-        def do() -> bool:
-            self._pos = None
-            if self._pending_guess is not None:
-                self._feedback = 'Revealed without a guess.'
-                self._finish_guess()
-                return True
-            stepper = self._ensure_stepper()
-            if stepper.done:
-                return False
-            before = self._appended
-            stepper.step()
-            self._stepped = True
-            if self.predict:
-                new = self._log[max(len(self._log) - (self._appended - before), 0):]
-                started = next((e for e in new if e.kind == 'backward_step_started'), None)
-                done = next((e for e in new if e.kind == 'backward_step_done'), None)
-                if started is not None and done is not None and done.target_input_ids:
-                    self._pending_guess = (started, done)
-                    self._feedback = ''
-            return True
-        return self._act(do)
+        """One step: the next function's backward, in the engine (at the live end), or
+        the next recorded step (in history).  False when there is nothing to step.
+        In predict mode a step run without :meth:`guess` counts as skipped."""
+        return self._act(self._model.step)
 
     def run(self) -> None:
         """Run every remaining step (the engine's stepper again, announced step by step)."""
-        def do() -> None:
-            self._pos = None
-            self._finish_guess()
-            stepper = self._ensure_stepper()
-            stepper.run()
-            self._stepped = True
-        self._act(do)
+        self._act(self._model.run)
+
+    def run_to(self, target: Any) -> bool:
+        """Run backward until ``target`` (a FunctionNode, its id, or the name drawn on it,
+        like ``'f3'``) is the next function; ValueError if backward never stops there."""
+        return self._act(self._model.run_to, target)
 
     def back(self) -> bool:
         """Show the previous step boundary of the recorded history (time travel)."""
-        def do() -> bool:
-            self._finish_guess()
-            pos = self._shown_position()
-            earlier = [b for b in history.boundaries(self._log) if b < pos]
-            if not earlier:
-                return False
-            self._pos = earlier[-1]
-            return True
-        return self._act(do)
+        return self._act(self._model.back)
 
     def forward(self) -> bool:
         """Show the next recorded step; at the live end, run a new :meth:`step`."""
-        if self._pos is None and self._pending_guess is None:
-            return self.step()
-
-        def do() -> bool:
-            if self._pending_guess is not None:
-                self._finish_guess()
-                return True
-            later = [b for b in history.boundaries(self._log) if b > self._pos]
-            self._pos = None if not later or later[0] >= len(self._log) else later[0]
-            return True
-        return self._act(do)
+        return self._act(self._model.forward)
 
     def reset(self) -> None:
-        """Start over: clear the grads of every live variable of the shown graph (the
-        leaves' accumulated grads included), drop the stepper so that the next step starts
-        a fresh backward, and return to the live end.  The event log is kept, so Back can
-        still visit the history from before the reset.
-        """
-        def do() -> None:
-            self._pos = None
-            self._finish_guess()
-            self._feedback = ''
-            self._index.walk(self._roots)
-            for var in self._index.live_variables():
-                var.cleargrad()
-            self._stepper = None
-            self._stepped = False
-            self._resets.append(len(self._log))
-        self._act(do)
+        """Back to the picture from before backward: clear the grads of every live
+        variable of the graph (the leaves' included), drop the stepper so that the next
+        Step starts a fresh backward, return to the live end.  Back still visits what
+        happened before."""
+        self._act(self._model.reset)
 
-    def guess(self, value: Any) -> str:
-        """Check a guess for the hidden step's gradient(s); returns the feedback text.
+    def guess(self, value: Any = None, **by_name: Any) -> prediction.Verdict:
+        """Predict what the next step sends to its inputs; the step runs and the guess
+        is graded (see :meth:`StepModel.guess`).  Returns the Verdict (``.right``; its
+        text says what was right and the true values)."""
+        return self._act(self._model.guess, value, **by_name)
 
-        ``value`` is a number, a nested list, or text of one (``'4'``, ``'[1, 2]'``), or a
-        list with one entry per input that receives a gradient.
-        """
-        if self._pending_guess is None:
-            raise RuntimeError('no gradient is waiting for a guess (turn on predict mode '
-                               'and Step)')
-        _, done = self._pending_guess
-        guesses = _parse_guess(value)
-        actual = [g for g in done.grad_inputs]
-        if len(actual) > 1 and isinstance(guesses, list) and len(guesses) == len(actual):
-            pairs = list(zip(guesses, actual))
-        else:
-            pairs = [(guesses, actual[0])] if len(actual) == 1 else \
-                [(guesses, a) for a in actual]
-        ok = all(_close(g, a) for g, a in pairs)
-        names = [history.name_of(self._live, i) for i in done.target_input_ids]
-        truth = '; '.join(f'{n}: {arrays.as_text(a)}' for n, a in zip(names, actual))
-        self._feedback = (f'Correct! {truth}' if ok else f'Not quite. The engine computed {truth}')
-
-        def do() -> None:
-            self._finish_guess()
-        self._act(do)
-        return self._feedback
+    @traitlets.observe('predict')
+    def _predict_changed(self, change: Any) -> None:
+        self._model.predict = bool(change['new'])
+        if getattr(self, '_model', None) is not None and not self._busy:
+            self.refresh()
 
     # ---- selection, unchain, devices ---------------------------------------------------
 
-    @property
-    def selected(self) -> Any:
-        """The live Variable (or FunctionNode) clicked in the browser, or None.
-
-        When the Variable object was garbage-collected but its node lives on in the graph,
-        this is its VariableNode.
-        """
-        return None if self._selected_ref is None else self._selected_ref()
-
-    def _lookup(self, ident: int) -> Any:
-        obj = self._index.get(ident)
-        if obj is None:
-            self._index.walk([*self._roots, *self._index.live_variables()])
-            obj = self._index.get(ident)
-        if obj is None:
-            self._index.walk(_namespace_variables())
-            obj = self._index.get(ident)
-        return obj
-
     def select(self, target: Any) -> None:
-        """Select a node by id (int) or by object (Variable / FunctionNode), or None."""
-        if target is None:
-            self._selected_ref = None
-            self.selected_id = None
-            self._preview = set()
-            self.refresh()
-            return
-        ident = target if isinstance(target, int) else events.uid(target)
-        shown = getattr(self, '_model_shown', self._live)
-        if ident not in shown.nodes and ident not in self._live.nodes:
-            raise KeyError(f'node {ident} is not in the shown graph')
-        obj = target if not isinstance(target, int) else self._lookup(ident)
-        self._selected_ref = None if obj is None else weakref.ref(obj)
-        self.selected_id = ident
-        self._preview = set()
-        if obj is None:
-            self._message = 'That object is gone (collected); showing recorded values.'
-        self.refresh()
-
-    def _selected_variable(self, var: Any) -> Variable:
-        var = self.selected if var is None else var
-        if var is None:
-            raise ValueError('select a variable first (click one, or pass it)')
-        if not isinstance(var, Variable):
-            getter = getattr(var, 'get_variable', None)
-            if getter is None:
-                raise TypeError(f'unchain works on a variable, not a {type(var).__name__}')
-            var = getter()
-        return var
+        """Select a node by id, by the name drawn on it, or by object; None clears."""
+        self._act(self._model.select, target, self._shown)
 
     def unchain_preview(self, var: Any = None, backward: bool = True) -> set[int]:
         """Highlight (and return the ids of) what unchaining ``var`` would cut."""
-        var = self._selected_variable(var)
-        ident = events.uid(var)
-        model = self._live
-        if ident not in model.nodes:
-            raise KeyError(f'variable {ident} is not in the shown graph')
-        if backward:
-            cut = {i for i in model.upstream(ident) if model.nodes[i].category == 'function'}
-        else:
-            creator = model.nodes[ident].creator_id
-            cut = {creator} if creator is not None else set()
-        self._preview = cut
-        self._message = (f'unchain{"_backward" if backward else ""}() would cut '
-                         f'{len(cut)} function(s), highlighted.')
-        self.refresh()
-        return cut
+        return self._act(self._model.unchain_preview, var, backward)
 
     def unchain(self, var: Any = None, backward: bool = True) -> None:
         """Cut the graph at ``var`` (default: the selection) with ``unchain_backward()``
         (``backward=True``) or ``unchain()``; the cut edges turn dashed and a later
-        backward stops there.
-        """
-        var = self._selected_variable(var)
-
-        def do() -> None:
-            self._preview = set()
-            if backward:
-                var.unchain_backward()
-            else:
-                var.unchain()
-            self._stepper = None  # a new backward must see the cut graph
-        self._act(do)
-
-    def _current_device(self) -> str:
-        for v in self._roots:
-            if v.array is not None:
-                return str(v.device)
-        return '@numpy'
+        backward stops there."""
+        self._act(self._model.unchain, var, backward)
 
     def to_device(self, device: Any) -> None:
         """Move every variable and parameter of the shown graph to ``device``
@@ -687,24 +314,10 @@ class GraphView(anywidget.AnyWidget):
         Raises RuntimeError (and changes nothing) when the GPU is unavailable or a
         backward is half-way (finish or reset it first).
         """
-        try:
-            dev = backend.get_device(device)
-        except RuntimeError as error:
-            reason = backend.gpu_unavailable_reason()
-            if reason is None:
-                raise
-            raise RuntimeError(f'cannot move to {device}: {reason}') from error
-        if self._stepper is not None and not self._stepper.done and self._stepped:
-            raise RuntimeError('a backward is half-way: Run it to the end or Reset first')
-
-        def do() -> None:
-            self._index.walk(self._roots)
-            for var in self._index.live_variables():
-                if var.array is not None:
-                    var.to_device(dev)
-            self._stepper = None
-            self.device = str(dev)
-        self._act(do)
+        def move() -> None:
+            self._model.to_device(device)
+            self.device = self._model.device()
+        self._act(move)
 
     # ---- messages from the browser -----------------------------------------------------
 
@@ -718,7 +331,7 @@ class GraphView(anywidget.AnyWidget):
         try:
             self._dispatch(kind, payload)
         except Exception as error:  # never let a click raise into the kernel
-            self._message = f'{type(error).__name__}: {error}'
+            self._model.message = f'{type(error).__name__}: {error}'
             _warn(f'could not do {kind} {payload!r:.80}: {error}')
             self.refresh()
 
@@ -726,11 +339,11 @@ class GraphView(anywidget.AnyWidget):
         if kind == 'select':
             self.select(payload)
         elif kind == 'expand':
-            shown = getattr(self, '_model_shown', self._live)
+            shown = self._shown or self._model.live.model
             scopes = {n.scope for n in shown.nodes.values() if n.scope}
             if not any(s == payload or s.startswith(payload + '/') for s in scopes):
                 raise KeyError(f'no Link {payload!r} in the graph')
-            self._expanded.add(payload)
+            self._model.expanded.add(payload)
             self.refresh()
         elif kind == 'more':
             opts = dict(self.options)
@@ -738,7 +351,13 @@ class GraphView(anywidget.AnyWidget):
             self.options = opts
             self.refresh()
         elif kind == 'guess':
-            self.guess(payload)
+            if not self.predict:  # the page offers guesses only in predict mode
+                raise RuntimeError('turn on Predict to guess a step first')
+            self.guess([prediction.parse_guess(v) for v in payload]
+                       if isinstance(payload, list) and len(payload) > 1 else
+                       payload[0] if isinstance(payload, list) else payload)
+        elif kind == 'run-to':
+            self.run_to(payload)
         elif kind == 'options':
             opts = dict(self.options)
             opts.update(payload)
@@ -748,15 +367,14 @@ class GraphView(anywidget.AnyWidget):
             self._do_action(payload)
 
     def _do_action(self, action: str) -> None:
-        simple = {'step': self.step, 'run': self.run, 'back': self.back,
-                  'forward': self.forward, 'reset': self.reset}
+        simple = {'run': self.run, 'back': self.back, 'forward': self.forward,
+                  'reset': self.reset}
         if action in simple:
             simple[action]()
+        elif action == 'step':  # the button asks before adding to grads leaves hold
+            self._act(self._model.step, confirm=False)
         elif action == 'predict':
             self.predict = not self.predict
-            if not self.predict:
-                self._finish_guess()
-            self.refresh()
         elif action == 'unchain':
             self.unchain()
         elif action == 'unchain-preview':
@@ -765,6 +383,9 @@ class GraphView(anywidget.AnyWidget):
             if not self.gpu_available and self.device == '@numpy':
                 raise RuntimeError(f'GPU unavailable: {self.gpu_reason}')
             self.to_device('@numpy' if self.device != '@numpy' else '@cupy:0')
+        elif action == 'export-dot':
+            self.send({'type': 'download', 'filename': 'graph.dot',
+                       'mime': 'text/vnd.graphviz', 'content': self.to_dot()})
         elif action == 'export-log':
             self.send({'type': 'download', 'filename': 'autograd_lab_events.json',
                        'mime': 'application/json', 'content': self.event_log_json()})
@@ -787,10 +408,9 @@ class GraphView(anywidget.AnyWidget):
 
         Our front end only sends messages, but a stale or hostile one can write traits.
         Only ``messages.BROWSER_WRITABLE`` traits are taken, each checked like the
-        corresponding message and acted on the same way (options merged and redrawn, a
-        selection selected, a position shown); anything else is ignored with a logged
-        warning, the previous value kept and the browser's copy set back to it.  Nothing
-        raises into the kernel's comm handler.
+        corresponding message and acted on the same way; anything else is ignored with a
+        logged warning, the previous value kept and the browser's copy set back to it.
+        Nothing raises into the kernel's comm handler.
         """
         if not isinstance(sync_data, dict):
             _warn(f'ignored a state update from the browser that is not an object: '
@@ -816,59 +436,36 @@ class GraphView(anywidget.AnyWidget):
             if value != self.selected_id:
                 self.select(value)  # KeyError when the node is not in the graph
         elif name == 'position':
-            self._show_position(value)
+            if value != self.position:
+                self._act(self._model.show, value)
         elif name == 'predict' and value != self.predict:
-            self._do_action('predict')
-
-    def _show_position(self, pos: int) -> None:
-        """Time travel to a step boundary of the history window (ValueError otherwise)."""
-        if pos == self._shown_position():
-            return
-        if pos not in history.boundaries(self._log):
-            raise ValueError(f'position {pos} is not a step boundary of the history '
-                             f'(0 to {len(self._log)})')
-
-        def do() -> None:
-            self._finish_guess()
-            self._pos = None if pos == len(self._log) else pos
-        self._act(do)
+            self.predict = value
 
     # ---- export, docking, lifetime ------------------------------------------------------
 
     def event_log(self) -> list[dict]:
         """The recorded events as JSON-ready dicts (arrays as lists, summaries as dicts)."""
-        return [_event_dict(e) for e in self._log]
+        return [_event_dict(e) for e in self._model.event_log()]
 
     def event_log_json(self) -> str:
         """:meth:`event_log` as JSON text."""
         return json.dumps(self.event_log(), indent=1)
 
     def to_html(self, path: str | pathlib.Path) -> pathlib.Path:
-        """Write a self-contained HTML replay (bundle inlined, one DOT frame per step)."""
+        """Write a self-contained HTML replay (bundle inlined, one frame per step)."""
         from autograd_lab_widget.replay import replay_html  # noqa: PLC0415 - on demand
         path = pathlib.Path(path)
         path.write_text(replay_html(self), encoding='utf-8')
         return path
 
+    def to_dot(self) -> str:
+        """The Graphviz source of the picture shown, every text as on screen (the ``dot``
+        trait is the layout the browser has, whose texts it rewrites in place)."""
+        return self._model.to_dot(dict(self.options))
+
     def frames(self) -> list[dict]:
-        """One drawing per step boundary of the history: ``{'dot', 'status', 'position'}``."""
-        out = []
-        keep = None
-        for pos in history.boundaries(self._log):
-            model = self._frame_model(pos)
-            if not model.nodes and pos < len(self._log):
-                continue  # before a recorded cell ran: nothing to draw yet
-            model.refresh()
-            st = history.status(model, self._log, pos, live=None, resets=self._resets)
-            roots = [events.uid(r) for r in self._roots if events.uid(r) in model.nodes]
-            nxt = st.get('next_id')
-            roles = {nxt: 'next'} if nxt in model.nodes else {}
-            frame = drawing.draw(model, self.options, roots=roots, roles=roles,
-                                 focus=[nxt] if nxt is not None else [], keep=keep)
-            keep = frame.window
-            out.append({'dot': frame.dot, 'key': frame.key, 'node_info': frame.node_classes,
-                        'node_labels': frame.node_labels, 'status': st, 'position': pos})
-        return out
+        """One drawing per step boundary of the history (see :meth:`StepModel.frames`)."""
+        return self._model.frames(dict(self.options))
 
     def dock(self, title: str = 'autograd_lab graph', anchor: str = 'split-right') -> Any:
         """Show the view in a JupyterLab side panel (needs the ``sidecar`` package)."""
@@ -891,16 +488,15 @@ class GraphView(anywidget.AnyWidget):
         re-run, the oldest views beyond ``MAX_LIVE_VIEWS`` are detached automatically so
         that old graphs can be freed.
         """
-        sub = getattr(self, '_subscription', None)
-        if sub is not None:
-            sub.unsubscribe()
-            self._subscription = None
-        self._roots = []
-        self._stepper = None
-        self._selected_ref = None
+        model = getattr(self, '_model', None)
+        if model is None:
+            return
+        model.close()
         if getattr(self, 'comm', None) is not None:
-            self._message = 'Detached: this view no longer follows the engine.'
-            self.refresh()
+            try:
+                self.refresh()
+            except Exception as error:  # e.g. at interpreter exit: nothing left to show
+                logger.debug('no redraw after detach: %s', error)
 
     def close(self) -> None:
         """Stop following the engine, let go of the graph and close the widget."""
@@ -914,42 +510,12 @@ _live_views: list = []
 
 
 def _remember_live(view: GraphView) -> None:
-    _live_views[:] = [r for r in _live_views if r() is not None and r()._subscription]
+    _live_views[:] = [r for r in _live_views if r() is not None and r().model.following]
     _live_views.append(weakref.ref(view))
     while len(_live_views) > MAX_LIVE_VIEWS:
         old = _live_views.pop(0)()
         if old is not None:
             old.detach()
-
-
-def _raw(g: Any) -> Any:
-    return g.array if isinstance(g, Variable) else g
-
-
-def _close(guess: Any, actual: Any) -> bool:
-    if actual is None:
-        return guess is None
-    if isinstance(actual, events.Summary):
-        return False
-    try:
-        return bool(numpy.allclose(numpy.asarray(guess, dtype=numpy.float64),
-                                   numpy.asarray(actual, dtype=numpy.float64),
-                                   rtol=1e-3, atol=1e-6))
-    except (TypeError, ValueError):
-        return False
-
-
-def _parse_guess(value: Any) -> Any:
-    if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            raise ValueError('empty guess')
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ValueError(f'a guess is a number or a list like [1, 2], got {text!r:.40}') \
-                from error
-    return value
 
 
 def _jsonable(value: Any) -> Any:
@@ -971,15 +537,3 @@ def _event_dict(e: events.Event) -> dict:
     for name in e.__dataclass_fields__:
         out[name] = _jsonable(getattr(e, name))
     return out
-
-
-def _namespace_variables() -> list:
-    """Variables in the IPython user namespace (to find objects made after the view)."""
-    try:
-        from IPython import get_ipython  # noqa: PLC0415 - optional
-    except ImportError:
-        return []
-    shell = get_ipython()
-    if shell is None:
-        return []
-    return [v for v in list(shell.user_ns.values()) if isinstance(v, Variable)]

@@ -1,177 +1,43 @@
 // Browser side of autograd_lab_widget.GraphView (an anywidget ES module).
 //
-// Python owns the truth (the engine, the event log, the graph model, the DOT text);
-// this module only lays the DOT out with Graphviz compiled to WASM (d3-graphviz,
-// inlined by esbuild: no CDN, no network, no system Graphviz), draws panels, and
-// sends the user's clicks back as small JSON messages.  User text (names, labels,
-// values) is only ever written with textContent, never innerHTML.
-import { select } from 'd3-selection';
-import { transition } from 'd3-transition';
-import { graphviz } from 'd3-graphviz';
-import { buildPanel } from './panel.js';
-import { renderStatus } from './status.js';
-import { downloadBlob, exportPng, exportSvg } from './export.js';
+// Python owns the truth (the engine, the event log, the stepping model, the DOT); this
+// module lays the DOT out (graph.js), shows the step ledger and the status line
+// (ledger.js), the inspect panel (inspect.js) and the controls (toolbar.js), and sends
+// the user's actions back as small JSON messages.  It uses only anywidget's `model` and
+// `el`: no host-specific API, so it runs wherever anywidget does.
+import { el } from './dom.js';
+import { GraphStage } from './graph.js';
+import { renderInspect } from './inspect.js';
+import { renderLedger, renderStatus } from './ledger.js';
 import { STYLE } from './style.js';
+import { buildToolbar, openMenu, syncToolbar } from './toolbar.js';
+import { downloadBlob, exportPng, exportSvg } from './export.js';
 
-const BUTTONS = [
-  ['back', '\u00AB Back', 'Previous step in the history (Left arrow)'],
-  ['step', 'Step \u25B6', 'Run the next function\'s backward (Right arrow)'],
-  ['forward', 'Forward \u00BB', 'Next step in the history, or a new step at the live end'],
-  ['run', 'Run to end', 'Run every remaining backward step (End)'],
-  ['reset', 'Reset', 'Clear the grads of the shown graph and start a fresh backward'],
-  ['predict', 'Predict first', 'Hide each new gradient until you have guessed it'],
-  ['unchain-preview', 'Preview unchain', 'Highlight what unchain_backward() of the selection cuts'],
-  ['unchain', 'Unchain', 'Cut the graph behind the selected variable (unchain_backward)'],
-  ['device', 'Move to GPU', 'Move every variable and parameter of the graph'],
-  ['fit', 'Fit', 'Fit the graph to the view'],
-  ['export-svg', 'SVG', 'Download the drawing as SVG'],
-  ['export-png', 'PNG', 'Download the drawing as PNG'],
-  ['export-dot', 'DOT', 'Download the Graphviz source'],
-  ['export-log', 'Log', 'Download the event log as JSON'],
-  ['export-html', 'HTML', 'Download a self-contained replay (no kernel needed)'],
+const KEYS = {
+  ArrowLeft: 'back', ArrowRight: 'step', End: 'run', Home: 'reset', p: 'predict', f: 'fit',
+  m: 'menu', t: 'run-to', c: 'unchain-preview', u: 'unchain', g: 'device', s: 'export-svg',
+  n: 'export-png', d: 'export-dot', l: 'export-log', h: 'export-html', '+': 'zoom-in',
+  '=': 'zoom-in', '-': 'zoom-out', '/': 'search', Escape: 'close-menu',
+};
+const LEGEND = [
+  ['agl-input', 'input'], ['agl-output', 'output'], ['agl-func', 'function'],
+  ['agl-grad', 'grad row'], ['agl-fresh', 'just changed'],
 ];
 
-const BROWSER_ACTIONS = new Set(['fit', 'export-svg', 'export-png', 'export-dot']);
-const TRANSITION_MS = 250;
-
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = String(text);
-  return node;
-}
-
-// Above this many nodes a step never triggers a layout: texts and classes are rewritten
-// in place while the structure is unchanged, and layouts run without transitions.
-const BIG_GRAPH = 150;
-const SVG_NS = 'http://www.w3.org/2000/svg';
-
-// Rewrite a drawn node's label lines in place (no layout), centred on its shape.
-function relabel(g, lines) {
-  const texts = Array.from(g.querySelectorAll(':scope > text'));
-  if (texts.length === lines.length) {
-    texts.forEach((t, i) => {
-      if (t.textContent !== lines[i][0]) t.textContent = lines[i][0];
-    });
-    return;
+function legend() {
+  const box = el('div', 'agl-legend');
+  box.setAttribute('aria-label', 'legend');
+  for (const [cls, text] of LEGEND) {
+    const item = el('span');
+    const sw = el('span', 'agl-swatch');
+    sw.style.background = `var(--${cls})`;
+    item.append(sw, el('span', '', text));
+    box.appendChild(item);
   }
-  const shape = g.querySelector(':scope > ellipse, :scope > polygon, :scope > path');
-  if (!shape || !texts.length) return;
-  const box = shape.getBBox();
-  const model = texts[0];
-  const height = lines.reduce((sum, [, size]) => sum + size * 1.2, 0);
-  let y = box.y + box.height / 2 - height / 2;
-  for (const t of texts) t.remove();
-  for (const [text, size] of lines) {
-    y += size * 1.2;
-    const t = document.createElementNS(SVG_NS, 'text');
-    for (const name of ['font-family', 'fill', 'text-anchor']) {
-      const value = model.getAttribute(name);
-      if (value) t.setAttribute(name, value);
-    }
-    t.setAttribute('text-anchor', 'middle');
-    t.setAttribute('x', String(box.x + box.width / 2));
-    t.setAttribute('y', String(y - size * 0.3));
-    t.setAttribute('font-size', String(size));
-    t.textContent = text;
-    g.appendChild(t);
-  }
-}
-
-// A renderer that never runs two layouts at once: while one runs, only the newest DOT
-// waits (older ones are dropped: throttling).
-class GraphPane {
-  constructor(container, onClick, onReady) {
-    this.container = container;
-    this.onClick = onClick;
-    this.onReady = onReady;
-    this.busy = false;
-    this.pending = null;
-    this.renderedKey = null;
-    this.renderedDot = null;
-    // A name of its own: d3 runs named transitions on the document root, and two widgets
-    // sharing one name break each other ("too late; already running").
-    const name = `agl-${(GraphPane.count = (GraphPane.count || 0) + 1)}`;
-    this.factory = () => transition(name).duration(TRANSITION_MS);
-    this.gv = graphviz(container, { useWorker: false, zoom: true, fit: true })
-      .keyMode('id')
-      .tweenShapes(false)
-      .tweenPaths(false)  // path tweening samples every edge (getPointAtLength): most of a step
-      .growEnteringEdges(false);
-  }
-
-  show(job) {
-    if (!job.dot || job.dot === this.renderedDot) {
-      if (!this.busy) this.decorate(job);
-      return;
-    }
-    const big = Object.keys(job.nodeInfo || {}).length > BIG_GRAPH;
-    if (big && this.renderedKey !== null && job.key === this.renderedKey && !this.busy) {
-      this.decorate(job);  // same structure: texts and classes in place, no layout
-      this.renderedDot = job.dot;
-      return;
-    }
-    this.pending = job;
-    if (!this.busy) this.next();
-  }
-
-  next() {
-    const job = this.pending;
-    this.pending = null;
-    if (!job) return;
-    this.busy = true;
-    // No transition for the first drawing (nothing to animate; and several widgets
-    // drawing at once, as in Voila, must not race their transitions) nor for big graphs
-    // (interpolating thousands of attributes costs seconds).
-    const animate = this.renderedDot !== null && Object.keys(job.nodeInfo || {}).length <= BIG_GRAPH;
-    this.gv._transitionFactory = animate ? this.factory : null;
-    this.gv._transition = null;
-    const rect = this.container.getBoundingClientRect();
-    this.gv.width(Math.max(rect.width, 200)).height(Math.max(rect.height, 200));
-    const finish = () => {
-      this.busy = false;
-      this.renderedKey = job.key;
-      this.renderedDot = job.dot;
-      this.bindClicks();
-      this.decorate(job);
-      this.onReady();
-      if (this.pending) this.next();
-    };
-    try {
-      this.gv.renderDot(job.dot).on('end', finish);
-    } catch (error) {
-      this.busy = false;
-      console.warn('autograd_lab widget: layout failed', error);
-    }
-  }
-
-  bindClicks() {
-    const onClick = this.onClick;
-    select(this.container).selectAll('g.node').on('click', function (event) {
-      event.stopPropagation();
-      onClick(this.getAttribute('id') || '');
-    });
-  }
-
-  // Per-node SVG classes (states, highlights) and label lines, applied without a layout.
-  decorate(job) {
-    const classes = job.nodeInfo || {};
-    const labels = job.nodeLabels || {};
-    select(this.container).selectAll('g.node').each(function () {
-      const id = this.getAttribute('id');
-      if (typeof classes[id] === 'string') this.setAttribute('class', `node ${classes[id]}`);
-      if (Array.isArray(labels[id])) relabel(this, labels[id]);
-    });
-  }
-
-  fit() {
-    this.gv.resetZoom();
-  }
-
-  svgText() {
-    const svg = this.container.querySelector('svg');
-    return svg ? new XMLSerializer().serializeToString(svg) : '';
-  }
+  box.append(el('span', '', '\u25B6 runs next \u00B7 \u2713 ran'),
+    el('span', '', '\u2014 no grad yet'), el('span', '', 'italic: freed by the engine, value as recorded'),
+    el('span', '', 'dashed: made by backward (grad-of-grad)'));
+  return box;
 }
 
 function render({ model, el: host }) {
@@ -180,162 +46,162 @@ function render({ model, el: host }) {
   const root = el('div', 'agl-root');
   root.tabIndex = 0;
   root.dataset.aglReady = '0';
-  const toolbar = el('div', 'agl-toolbar');
-  const buttons = {};
-  for (const [action, label, title] of BUTTONS) {
-    const button = el('button', 'agl-button', label);
-    button.dataset.action = action;
-    button.title = title;
-    button.setAttribute('aria-label', title);
-    buttons[action] = button;
-    toolbar.appendChild(button);
-  }
-  const stepBadge = el('span', 'agl-step', 'step 0');
-  stepBadge.dataset.step = '0';
-  toolbar.appendChild(stepBadge);
-  const deviceReason = el('span', 'agl-device-reason');
-  toolbar.appendChild(deviceReason);
-
-  const filters = el('div', 'agl-filters');
-  const search = el('input', 'agl-search');
-  search.type = 'search';
-  search.placeholder = 'search names / labels';
-  search.setAttribute('aria-label', 'search nodes');
-  const depth = el('input', 'agl-depth');
-  depth.type = 'number';
-  depth.min = '0';
-  depth.placeholder = 'depth';
-  depth.setAttribute('aria-label', 'depth limit (0 = none)');
-  const order = el('select', 'agl-order');
-  order.setAttribute('aria-label', 'filter by order');
-  const hideConst = el('input', 'agl-hide-constants');
-  hideConst.type = 'checkbox';
-  const showValues = el('input', 'agl-show-values');
-  showValues.type = 'checkbox';
-  const direction = el('select', 'agl-direction');
-  for (const [value, text] of [['none', 'no highlight'], ['up', 'upstream'], ['down', 'downstream']]) {
-    const opt = el('option', '', text);
-    opt.value = value;
-    direction.appendChild(opt);
-  }
-  const labelled = (text, input) => {
-    const label = el('label', 'agl-filter', text);
-    label.appendChild(input);
-    return label;
-  };
-  filters.append(labelled('Search ', search), labelled(' Depth ', depth), labelled(' Order ', order),
-    labelled(' Hide constants ', hideConst), labelled(' Values ', showValues),
-    labelled(' Highlight ', direction));
-
+  root.dataset.aglLayouts = '0';
+  // JupyterLab: keys pressed inside the widget are the widget's, not notebook shortcuts.
+  root.setAttribute('data-lm-suppress-shortcuts', 'true');
+  root.setAttribute('aria-label', 'autograd_lab graph view');
+  const tools = buildToolbar();
+  const stage = el('div', 'agl-stage');
+  const graphBox = el('div', 'agl-graph');
+  const side = el('div', 'agl-side');
   const status = el('div', 'agl-status');
   status.setAttribute('role', 'status');
-  const predictBox = el('div', 'agl-predict-box');
-  const guess = el('input', 'agl-guess');
-  guess.placeholder = 'your guess, e.g. 4 or [1, 2]';
-  guess.setAttribute('aria-label', 'your guess for the next gradient');
-  const guessButton = el('button', 'agl-button', 'Check guess');
-  guessButton.dataset.action = 'guess';
-  const feedback = el('span', 'agl-feedback');
-  predictBox.append(guess, guessButton, feedback);
-
-  const main = el('div', 'agl-main');
-  const graphBox = el('div', 'agl-graph');
+  status.setAttribute('aria-live', 'polite');
+  const ledgerBox = el('div', 'agl-ledger');
+  ledgerBox.setAttribute('aria-label', 'step ledger');
   const inspect = el('div', 'agl-inspect');
+  inspect.setAttribute('aria-label', 'inspect panel');
   inspect.dataset.nodeId = '';
-  main.append(graphBox, inspect);
-  root.append(style, toolbar, filters, status, predictBox, main);
+  const zoomBar = el('div', 'agl-zoom');
+  for (const [action, label, name, key] of [['zoom-in', '+', 'Zoom in', '+'],
+    ['zoom-out', '\u2212', 'Zoom out', '-']]) {
+    const b = el('button', '', label);
+    b.type = 'button';
+    b.dataset.action = action;
+    b.setAttribute('aria-label', name);
+    b.title = `${name} (key ${key})`;
+    zoomBar.appendChild(b);
+  }
+  graphBox.appendChild(zoomBar);
+  side.append(status, ledgerBox, inspect);
+  stage.append(graphBox, side);
+  root.append(style, tools.bar, stage, legend());
   host.appendChild(root);
 
   const send = (msg) => model.send(msg);
-  const pane = new GraphPane(graphBox, (id) => send({ type: 'select', id }), () => {
-    root.dataset.aglReady = '1';
+  let layouts = 0;
+  const hint = el('span', 'agl-hint');
+  root.querySelector('.agl-legend').prepend(hint);
+  const graph = new GraphStage(graphBox, {
+    hint,
+    onClick: (id) => send({ type: 'select', id }),
+    onReady: () => {
+      layouts += 1;
+      root.dataset.aglLayouts = String(layouts);
+      root.dataset.aglReady = '1';
+    },
+    onError: (error) => console.warn('autograd_lab widget: layout failed', error),
   });
 
   const syncHeight = () => {
-    graphBox.style.height = `${model.get('height')}px`;
+    stage.style.height = `${model.get('height')}px`;
   };
-  const syncGraph = () => pane.show({
-    dot: model.get('dot'), key: model.get('structure_key'), nodeInfo: model.get('node_info'),
-    nodeLabels: model.get('node_labels'),
+  const syncGraph = () => graph.show({
+    dot: model.get('dot'), key: model.get('structure_key'), nodes: model.get('nodes') || {},
+    focus: model.get('focus'),
   });
+  const status_ = () => model.get('status') || {};
+  const guess = (values) => send({ type: 'guess', value: values });
+  let shownPosition = null;
   const syncStatus = () => {
-    const st = model.get('status') || {};
+    const st = status_();
     renderStatus(status, st);
-    stepBadge.textContent = `step ${st.step ?? 0}`;
-    stepBadge.dataset.step = String(st.step ?? 0);
-    buttons.step.disabled = Boolean(st.done);
-    buttons.run.disabled = Boolean(st.done);
-    buttons.back.disabled = !st.can_back;
-    predictBox.style.display = st.predict_pending ? '' : 'none';
-    feedback.textContent = st.feedback || '';
+    syncToolbar(tools, st);
+    tools.buttons['run-to'].disabled = !((model.get('panel') || {}).actions || []).includes('run-to');
+    renderLedger(ledgerBox, model.get('ledger') || {}, st, guess);
+    if (st.position !== shownPosition) {  // a new step: its explanation from the top
+      shownPosition = st.position;
+      ledgerBox.scrollTop = 0;
+    }
   };
-  const syncPanel = () => buildPanel(inspect, model.get('panel') || {}, (id) => send({ type: 'select', id }));
+  const syncPanel = () => {
+    const panel = model.get('panel') || {};
+    renderInspect(inspect, panel, {
+      onLink: (id) => send({ type: 'select', id }),
+      onRunTo: (id) => send({ type: 'run-to', id: `n${id}` }),
+    });
+    tools.buttons['run-to'].disabled = !(panel.actions || []).includes('run-to');
+    const variable = panel.category === 'variable';
+    tools.buttons.unchain.disabled = !variable;
+    tools.buttons['unchain-preview'].disabled = !variable;
+  };
   const syncDevice = () => {
     const available = model.get('gpu_available');
     const reason = model.get('gpu_reason') || '';
     const onGpu = String(model.get('device') || '').startsWith('@cupy');
-    const button = buttons.device;
-    button.textContent = onGpu ? 'Move to CPU' : 'Move to GPU';
-    button.disabled = !available && !onGpu;
-    const title = button.disabled ? `GPU unavailable: ${reason}` : button.textContent;
-    button.title = title;
-    button.setAttribute('aria-label', title);
-    deviceReason.textContent = button.disabled ? `GPU unavailable: ${reason}` : '';
-    deviceReason.style.display = button.disabled ? '' : 'none';
+    const b = tools.buttons.device;
+    b.textContent = onGpu ? 'Move to CPU' : 'Move to GPU';
+    b.disabled = !available && !onGpu;
+    const name = b.disabled ? `GPU unavailable: ${reason}` : `${b.textContent}: every variable of the graph`;
+    b.title = `${name} (key G)`;
+    b.setAttribute('aria-label', name);
+    tools.reason.textContent = b.disabled ? `GPU unavailable: ${reason}` : `on ${model.get('device')}`;
   };
   const syncOptions = () => {
     const opts = model.get('options') || {};
-    if (document.activeElement !== search) search.value = opts.search || '';
-    depth.value = opts.max_depth ? String(opts.max_depth) : '';
-    hideConst.checked = Boolean(opts.hide_constants);
-    showValues.checked = Boolean(opts.show_values);
-    direction.value = opts.highlight_direction || 'none';
+    const { inputs } = tools;
+    if (document.activeElement !== inputs.search) inputs.search.value = opts.search || '';
+    inputs.depth.value = opts.max_depth ? String(opts.max_depth) : '';
+    inputs.hideConst.checked = Boolean(opts.hide_constants);
+    inputs.showValues.checked = Boolean(opts.show_values);
+    inputs.direction.value = opts.highlight_direction || 'none';
+    inputs.rankdir.value = opts.rankdir === 'LR' ? 'LR' : 'TB';
     const orders = model.get('orders') || [0];
-    order.replaceChildren();
+    inputs.order.replaceChildren();
     const all = el('option', '', 'all orders');
     all.value = '';
-    order.appendChild(all);
+    inputs.order.appendChild(all);
     for (const k of orders) {
       const opt = el('option', '', k === 0 ? 'forward only' : `up to order ${k}`);
       opt.value = String(k);
-      order.appendChild(opt);
+      inputs.order.appendChild(opt);
     }
-    order.value = opts.max_order === null || opts.max_order === undefined ? '' : String(opts.max_order);
-    buttons.predict.classList.toggle('agl-on', Boolean(model.get('predict')));
+    inputs.order.value = opts.max_order === null || opts.max_order === undefined ? '' : String(opts.max_order);
   };
 
   const setOption = (name, value) => send({ type: 'options', options: { [name]: value } });
-  search.addEventListener('change', () => setOption('search', search.value));
-  depth.addEventListener('change', () => setOption('max_depth', depth.value ? Number(depth.value) : 0));
-  order.addEventListener('change', () => setOption('max_order', order.value === '' ? null : Number(order.value)));
-  hideConst.addEventListener('change', () => setOption('hide_constants', hideConst.checked));
-  showValues.addEventListener('change', () => setOption('show_values', showValues.checked));
-  direction.addEventListener('change', () => setOption('highlight_direction', direction.value));
+  const { inputs } = tools;
+  inputs.search.addEventListener('change', () => setOption('search', inputs.search.value));
+  inputs.depth.addEventListener('change', () => setOption('max_depth', inputs.depth.value ? Number(inputs.depth.value) : 0));
+  inputs.order.addEventListener('change', () => setOption('max_order', inputs.order.value === '' ? null : Number(inputs.order.value)));
+  inputs.hideConst.addEventListener('change', () => setOption('hide_constants', inputs.hideConst.checked));
+  inputs.showValues.addEventListener('change', () => setOption('show_values', inputs.showValues.checked));
+  inputs.direction.addEventListener('change', () => setOption('highlight_direction', inputs.direction.value));
+  inputs.rankdir.addEventListener('change', () => setOption('rankdir', inputs.rankdir.value));
 
   const act = (action) => {
-    if (action === 'fit') pane.fit();
-    else if (action === 'export-svg') exportSvg(pane.svgText());
-    else if (action === 'export-png') exportPng(pane.svgText());
-    else if (action === 'export-dot') downloadBlob(model.get('dot') || '', 'graph.dot', 'text/vnd.graphviz');
+    const b = tools.buttons[action];
+    if (b && b.disabled) return;
+    if (action === 'fit') graph.fit();
+    else if (action === 'zoom-in') graph.zoomBy(1.25);
+    else if (action === 'zoom-out') graph.zoomBy(0.8);
+    else if (action === 'menu') openMenu(tools, tools.panel.hidden);
+    else if (action === 'close-menu') openMenu(tools, false);
+    else if (action === 'search') {
+      openMenu(tools, true);
+      inputs.search.focus();
+    } else if (action === 'run-to') {
+      const id = model.get('selected_id');
+      if (id !== null && id !== undefined) send({ type: 'run-to', id: `n${id}` });
+    } else if (action === 'export-svg') exportSvg(graph.svgText());
+    else if (action === 'export-png') exportPng(graph.svgText());
     else send({ type: 'action', action });
   };
-  toolbar.addEventListener('click', (event) => {
-    const button = event.target.closest('button[data-action]');
-    if (button && !button.disabled) act(button.dataset.action);
+  root.addEventListener('click', (event) => {
+    const b = event.target.closest && event.target.closest('button[data-action]');
+    if (!b || !root.contains(b) || b.disabled || b.dataset.action === 'guess') return;
+    if (inspect.contains(b)) return;  // the panel's own buttons act themselves
+    act(b.dataset.action);
   });
-  guessButton.addEventListener('click', () => send({ type: 'guess', value: guess.value }));
-  guess.addEventListener('keydown', (event) => {
-    event.stopPropagation();
-    if (event.key === 'Enter') send({ type: 'guess', value: guess.value });
-  });
-  for (const input of [search, depth]) input.addEventListener('keydown', (e) => e.stopPropagation());
   root.addEventListener('keydown', (event) => {
-    const keys = { ArrowRight: 'forward', ArrowLeft: 'back', End: 'run' };
-    const action = keys[event.key];
-    if (action) {
-      event.preventDefault();
-      act(action);
-    }
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const tag = event.target && event.target.tagName;
+    if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA') return;
+    const action = KEYS[event.key] || KEYS[event.key.toLowerCase()];
+    if (!action) return;
+    event.preventDefault();
+    event.stopPropagation();
+    act(action);
   });
   // Python asks the browser to save files it made (event log JSON, HTML replay).
   const onCustom = (msg) => {
@@ -345,21 +211,22 @@ function render({ model, el: host }) {
   };
 
   const handlers = [
-    ['change:dot', syncGraph], ['change:status', syncStatus],
-    ['change:panel', syncPanel], ['change:gpu_available', syncDevice], ['change:gpu_reason', syncDevice],
+    ['change:dot', syncGraph], ['change:nodes', syncGraph], ['change:status', syncStatus],
+    ['change:ledger', syncStatus], ['change:panel', syncPanel],
+    ['change:gpu_available', syncDevice], ['change:gpu_reason', syncDevice],
     ['change:device', syncDevice], ['change:options', syncOptions], ['change:orders', syncOptions],
-    ['change:predict', syncOptions], ['change:height', syncHeight], ['msg:custom', onCustom],
+    ['change:height', syncHeight], ['msg:custom', onCustom],
   ];
   for (const [name, fn] of handlers) model.on(name, fn);
   syncHeight();
-  syncStatus();
   syncPanel();
+  syncStatus();
   syncDevice();
   syncOptions();
   syncGraph();
-  // Standalone pages (the HTML replay) wait on this promise-free flag too.
   return () => {
     for (const [name, fn] of handlers) model.off(name, fn);
+    if (graph.observer) graph.observer.disconnect();
   };
 }
 

@@ -1,0 +1,71 @@
+"""autograd_lab_lessons: the classroom lessons of autograd_lab, as an installed package.
+
+This folder (``lessons/`` in the repository) is installed as the package
+``autograd_lab_lessons``: the exercise checkers (:mod:`autograd_lab_lessons.checks`,
+which every lesson imports), the lesson notebooks and their solutions as package
+data, and the ``autograd-lab lessons`` command (:mod:`autograd_lab_lessons.cli`),
+which copies the notebooks into a working folder and opens JupyterLab there.
+
+It sits on top of everything else: the engine and the widget never import it.
+
+>>> from autograd_lab_lessons import lessons
+>>> [path.name for path in lessons()][:2]
+['01_variables_and_derivatives.ipynb', '02_chain_rule_by_hand.ipynb']
+>>> len(lessons()) == len(lessons(solutions=True))
+True
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # importlib.resources.abc is Python >= 3.11
+    from importlib.resources.abc import Traversable
+
+__all__ = ['FIRST_LESSON', 'copy_lessons', 'lessons']
+
+#: The notebook a class starts with (what the command and Binder open).
+FIRST_LESSON = '01_variables_and_derivatives.ipynb'
+# Copied beside the notebooks: the lesson index for everyone; the instructor notes only
+# with the solutions.
+_INDEX = 'README.md'
+_INSTRUCTOR_NOTES = 'INSTRUCTORS.md'
+
+
+def lessons(*, solutions: bool = False) -> list[Traversable]:
+    """The lesson notebooks in order; ``solutions=True``: their solution versions."""
+    folder = resources.files(__name__)
+    if solutions:
+        folder = folder / 'solutions'
+    return sorted((entry for entry in folder.iterdir()
+                   if entry.name[:2].isdigit() and entry.name.endswith('.ipynb')),
+                  key=lambda entry: entry.name)
+
+
+def copy_lessons(destination: str | Path, *, solutions: bool = False
+                 ) -> tuple[list[Path], list[Path]]:
+    """Copies the lessons into ``destination`` (made if missing); returns (copied, kept).
+
+    A file that is already there is kept, never overwritten: running the command
+    again reopens a learner's work as they left it.  ``solutions=True`` adds the
+    ``solutions/`` folder and the instructor notes.
+    """
+    destination = Path(destination).expanduser()
+    package = resources.files(__name__)
+    wanted: list[tuple[Traversable, Path]] = [(package / _INDEX, destination / _INDEX)]
+    wanted += [(nb, destination / nb.name) for nb in lessons()]
+    if solutions:
+        wanted.append((package / _INSTRUCTOR_NOTES, destination / _INSTRUCTOR_NOTES))
+        wanted += [(nb, destination / 'solutions' / nb.name)
+                   for nb in lessons(solutions=True)]
+    copied, kept = [], []
+    for source, target in wanted:
+        if target.exists():
+            kept.append(target)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(source.read_bytes())
+        copied.append(target)
+    return copied, kept

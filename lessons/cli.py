@@ -1,0 +1,88 @@
+"""The ``autograd-lab`` command: ``autograd-lab lessons [DIR]`` sets a class up in one step.
+
+It copies the lesson notebooks into ``DIR`` (default ``./autograd-lab-lessons``;
+files already there are kept, so a learner's work is never overwritten) and opens
+lesson 1 in JupyterLab there.  ``--no-lab`` only copies; ``--solutions`` adds the
+solution notebooks and the instructor notes; options after ``--`` go to
+``jupyter lab`` (``--no-browser`` may also be given directly)::
+
+    pip install "autograd-lab[notebook]"
+    autograd-lab lessons                       # copy, then open lesson 1
+    autograd-lab lessons ~/class --no-lab      # copy only
+    autograd-lab lessons -- --port 8899        # pass options to jupyter lab
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from autograd_lab_lessons import FIRST_LESSON, copy_lessons
+
+#: What installs everything the lessons need (JupyterLab, the widget's front end).
+INSTALL_COMMAND = 'pip install "autograd-lab[notebook]"'
+DEFAULT_FOLDER = 'autograd-lab-lessons'
+# Importable modules without which the lessons cannot open or run.
+_NEEDED = ('jupyterlab', 'anywidget', 'ipykernel')
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog='autograd-lab', description='autograd_lab: see automatic differentiation work.')
+    commands = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
+    lessons = commands.add_parser(
+        'lessons', help='copy the lesson notebooks to a folder and open JupyterLab there',
+        description='Copy the lesson notebooks into FOLDER (files already there are kept) '
+                    'and open lesson 1 in JupyterLab. Options after -- go to jupyter lab.')
+    lessons.add_argument('folder', nargs='?', default=DEFAULT_FOLDER, metavar='FOLDER',
+                         help=f'where the lessons go (default: ./{DEFAULT_FOLDER})')
+    lessons.add_argument('--no-lab', action='store_true',
+                         help='only copy the lessons, do not start JupyterLab')
+    lessons.add_argument('--solutions', action='store_true',
+                         help='also copy the solution notebooks and the instructor notes')
+    lessons.add_argument('--no-browser', action='store_true',
+                         help='start JupyterLab without opening a browser (it prints the URL)')
+    return parser
+
+
+def lab_command(extra: Sequence[str] = ()) -> list[str]:
+    """The command that opens lesson 1 with this Python's JupyterLab, run in the folder."""
+    command = [sys.executable, '-m', 'jupyterlab', FIRST_LESSON]
+    if hasattr(os, 'getuid') and os.getuid() == 0:
+        command.append('--allow-root')  # Jupyter refuses root (containers) unless told
+    return [*command, *extra]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    lab_extra: list[str] = []
+    if '--' in argv:
+        argv, lab_extra = argv[:argv.index('--')], argv[argv.index('--') + 1:]
+    args = _parser().parse_args(argv)
+    folder = Path(args.folder).expanduser().resolve()
+    copied, kept = copy_lessons(folder, solutions=args.solutions)
+    print(f'Lessons in {folder}: {len(copied)} file(s) copied'
+          + (f', {len(kept)} kept as they were' if kept else ''))
+    if args.no_lab:
+        return 0
+    missing = [name for name in _NEEDED if importlib.util.find_spec(name) is None]
+    if missing:
+        print(f'Cannot open JupyterLab: {", ".join(missing)} not installed in this Python '
+              f'({sys.executable}). Install the notebook extra:\n    {INSTALL_COMMAND}',
+              file=sys.stderr)
+        return 1
+    command = lab_command([*(['--no-browser'] if args.no_browser else []), *lab_extra])
+    print(f'Opening {FIRST_LESSON} in JupyterLab (Ctrl-C stops it) ...', flush=True)
+    os.chdir(folder)  # JupyterLab serves the folder it starts in
+    if os.name == 'posix':
+        os.execv(command[0], command)  # Lab takes over this process: Ctrl-C goes straight to it
+    return subprocess.call(command)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,236 @@
+"""The step ledger: what the last backward step did and what the next one will do.
+
+For the function that just ran and the one about to run the ledger lists its inputs
+and output with their values, the gradient that arrived, and per input the local
+derivative rule with the numbers filled in and ``grad_output × local = grad_input``.
+Where a variable receives a second gradient it shows the old grad, the added term
+and the sum.  Results are the engine's own numbers (recorded from its events); a
+product line is shown only where it agrees with them.  For the next function the
+results read ``?``: Step (or a guess, in predict mode) runs the engine to fill them.
+
+The payload is plain data for the browser (every text is written with textContent)::
+
+    {'sections': [{'kind': 'last' | 'next', 'title': ..., 'rows': [{'k', 'v', 'c'}],
+                   'why': ...}], ...}
+
+>>> import numpy as np, autograd_lab as chainer
+>>> from autograd_lab import events, graph
+>>> from autograd_lab_widget.naming import Names
+>>> from autograd_lab_widget.timeline import Timeline
+>>> with events.recording() as log:
+...     x = chainer.Variable(np.array(5.0), name='x')
+...     y = x ** 2 - 2 * x + 1
+...     y.backward()
+>>> state = Timeline(list(log)).live
+>>> names = Names()
+>>> names.learn(state.model)
+>>> last = sections(state, names, upcoming=None)[0]
+>>> last['title']
+'Just ran: f2 (_ * 2)'
+>>> [(r['k'], r['v']) for r in last['rows']][-2:]
+[('x', '−1.0 × 2.0 = −2.0'), ('x.grad', '10.0 + (−2.0) = 8.0  (x is used twice: grads add up)')]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy
+
+from autograd_lab import events, graph
+
+from autograd_lab_widget import arrays, rules
+from autograd_lab_widget.naming import Names
+from autograd_lab_widget.state import StepRecord, ViewState
+
+
+@dataclass
+class Upcoming:
+    """The function the next step runs, and what it will receive."""
+
+    func_id: int
+    grad_outputs: tuple = ()
+    reason: str = ''
+    frontier_ids: tuple = ()
+    frontier_size: int = 0
+    targets: tuple = ()  # the input slots that will receive a gradient
+
+
+def _signed(text: str) -> str:
+    """A number written after an operator: negatives in parentheses, with a real minus."""
+    text = text.replace('-', '−')
+    return f'({text})' if text.startswith('−') else text
+
+
+def _t(value: Any) -> str:
+    return arrays.text(value).replace('-', '−')
+
+
+def _same_number(a: str, b: str) -> bool:
+    try:
+        return float(a.replace('−', '-')) == float(b.replace('−', '-'))
+    except ValueError:
+        return False
+
+
+def _row(k: str, v: str, c: str = '') -> dict:
+    return {'k': k, 'v': v, 'c': c}
+
+
+def _values_row(state: ViewState, names: dict[int, str], ids: tuple, label: str) -> dict:
+    model = state.model
+    parts = []
+    for i in dict.fromkeys(ids):
+        node = model.nodes.get(i)
+        value = node.data if node is not None else None
+        parts.append(f'{names.get(i, f"#{i}")} = {_t(value)}' if value is not None
+                     else names.get(i, f'#{i}'))
+    return _row(label, ', '.join(parts) or '—')
+
+
+def _arrived(state: ViewState, names: dict[int, str], out_ids: tuple, grads: tuple) -> dict:
+    parts = [f'{names.get(o, f"#{o}")}: {_t(g)}' for o, g in zip(out_ids, grads)
+             if g is not None]
+    return _row('grad in', ', '.join(parts) or 'none (nothing flows back here)')
+
+
+def _locals(state: ViewState, func_id: int) -> list | None:
+    model = state.model
+    f = model.nodes[func_id]
+    ins = [model.nodes[i].data if i in model.nodes else None for i in f.input_ids]
+    outs = [model.nodes[o].data if o in model.nodes else None for o in f.output_ids]
+    return rules.local(f.type, f.label, ins, outs)
+
+
+def _rule_rows(state: ViewState, names: dict[int, str], func_id: int,
+               slots: list[int], quiz: bool = False) -> tuple[list[dict], list | None]:
+    """One row per input slot: the rule for it, with the numbers (``quiz``: the
+    numbers put in, the value left to the student)."""
+    model = state.model
+    f = model.nodes[func_id]
+    found = _locals(state, func_id)
+    out = names.get(f.output_ids[0], 'y') if f.output_ids else 'y'
+    rows = []
+    if found is None:
+        text = rules.rule_text(f.type)
+        rows.append(_row('rule', text or f'{f.type}: see its backward()', 'rule'))
+        return rows, None
+    for k in slots:
+        if k >= len(found) or k >= len(f.input_ids):
+            continue
+        loc = found[k]
+        rule = loc.rule.split('=', 1)[1].strip()
+        name = names.get(f.input_ids[k], f'#{f.input_ids[k]}')
+        value = _t(loc.value)
+        filled = '' if loc.filled == rule or _same_number(loc.filled, value) \
+            else f' = {loc.filled.replace("-", "−")}'
+        if quiz:
+            value = '?'
+        text = rule if _same_number(rule, value) else f'{rule}{filled} = {value}'
+        rows.append(_row(f'∂{out}/∂{name}', text, 'rule'))
+    return rows, found
+
+
+def _product(gy: Any, local: Any, term: Any) -> str | None:
+    """``gy × local = term`` when that is what the engine did (same shapes, same values)."""
+    try:
+        g = numpy.asarray(gy, dtype=numpy.float64)
+        loc = numpy.asarray(local, dtype=numpy.float64)
+        t = numpy.asarray(term, dtype=numpy.float64)
+    except (TypeError, ValueError):
+        return None
+    if isinstance(gy, events.Summary) or isinstance(term, events.Summary):
+        return None
+    if not (g.shape == loc.shape == t.shape) or not numpy.allclose(
+            g * loc, t, rtol=1e-4, atol=1e-6, equal_nan=True):
+        return None
+    return f'{_t(gy)} × {_signed(_t(local))} = {_t(term)}'
+
+
+def _head(state: ViewState, names: dict[int, str], func_id: int, grad_outputs: tuple,
+          title: str) -> tuple[str, list[dict], graph.Node | None]:
+    """A section's title and first rows: the function's inputs and output with their
+    values, and the gradient that arrived at it."""
+    f = state.model.nodes.get(func_id)
+    rows: list[dict] = []
+    if f is not None:
+        rows.append(_values_row(state, names, f.input_ids, 'inputs'))
+        rows.append(_values_row(state, names, f.output_ids, 'output'))
+        rows.append(_arrived(state, names, f.output_ids, grad_outputs))
+    return f'{title}: {names.get(func_id)} ({f.label if f else "?"})', rows, f
+
+
+def _last(state: ViewState, names: dict[int, str], rec: StepRecord,
+          fresh_verdict: str = '') -> dict:
+    title, rows, f = _head(state, names, rec.func_id, rec.grad_outputs, 'Just ran')
+    slots = []
+    if f is not None:
+        used = [0] * len(f.input_ids)
+        for ident, _, _ in rec.targets:  # the k-th slot holding this variable
+            k = next((k for k, i in enumerate(f.input_ids) if i == ident and not used[k]), None)
+            if k is not None:
+                used[k] = 1
+                slots.append(k)
+    rule_rows, found = (_rule_rows(state, names, rec.func_id, slots) if f is not None
+                        else ([], None))
+    rows += rule_rows
+    gy = next((g for g in rec.grad_outputs if g is not None), None)
+    for (ident, term, _how), k in zip(rec.targets, slots or [None] * len(rec.targets)):
+        name = names.get(ident, f'#{ident}')
+        line = None
+        if found is not None and k is not None and k < len(found) and gy is not None:
+            line = _product(gy, found[k].value, term)
+        rows.append(_row(name, line or f'← {_t(term)}', 'result'))
+    for ident in dict.fromkeys(i for i, _, _ in rec.targets):
+        terms = [t for i, t, _ in rec.targets if i == ident]
+        old = rec.before.get(ident)
+        new = rec.after.get(ident)
+        if old is None and len(terms) == 1:
+            continue
+        name = names.get(ident, f'#{ident}')
+        parts = ([_t(old)] if old is not None else []) + [_signed(_t(t)) for t in terms]
+        rows.append(_row(f'{name}.grad', f'{" + ".join(parts)} = {_t(new)}  '
+                         f'({name} is used {"twice" if len(parts) == 2 else "again"}: '
+                         'grads add up)', 'sum'))
+    section = {'kind': 'last', 'title': title, 'rows': rows, 'why': rec.reason}
+    if fresh_verdict:
+        section['verdict'] = fresh_verdict
+    return section
+
+
+def _next(state: ViewState, names: dict[int, str], up: Upcoming, quiz: bool) -> dict:
+    title, rows, f = _head(state, names, up.func_id, up.grad_outputs, 'Next')
+    if f is not None:
+        slots = list(up.targets)
+        rule_rows, found = _rule_rows(state, names, up.func_id, slots, quiz)
+        rows += rule_rows
+        gy = next((g for g in up.grad_outputs if g is not None), None)
+        for k in slots:
+            name = names.get(f.input_ids[k], '?')
+            if found is not None and k < len(found) and gy is not None:
+                local = '?' if quiz else _signed(_t(found[k].value))
+                text = f'{_t(gy)} × {local} = ?'
+            else:
+                text = '?'
+            rows.append(_row(name, text, 'result pending'))
+    frontier = ', '.join(names.get(i, f'#{i}') for i in up.frontier_ids)
+    more = up.frontier_size - len(up.frontier_ids)
+    why = up.reason + (f'  Waiting: {frontier}{f" and {more} more" if more > 0 else ""}.'
+                       if frontier else '')
+    return {'kind': 'next', 'title': title, 'rows': rows, 'why': why.strip()}
+
+
+def sections(state: ViewState, names: Names, *, upcoming: Upcoming | None,
+             verdict: str = '', quiz: bool = False) -> list[dict]:
+    """The ledger's sections: the step just run (if any), then the next one (if any).
+    ``quiz`` (predict mode): the next step's local derivatives are left for the student
+    to work out from the rule with its numbers."""
+    table = names.table(state.model)
+    out = []
+    rec = state.trace.last
+    if rec is not None and rec.func_id in state.model.nodes:
+        out.append(_last(state, table, rec, verdict))
+    if upcoming is not None and upcoming.func_id in state.model.nodes:
+        out.append(_next(state, table, upcoming, quiz))
+    return out

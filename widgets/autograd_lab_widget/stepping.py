@@ -1,0 +1,930 @@
+"""The kernel side of the graph view: follow the engine, step its backward, grade guesses.
+
+:class:`StepModel` is everything a :class:`~autograd_lab_widget.GraphView` knows and
+does, without any widget library: it follows the engine through its events (keeping
+those that concern its graph in a :class:`~autograd_lab_widget.timeline.Timeline`),
+steps the engine's own :class:`~autograd_lab.BackwardStepper` (there is no second
+backward for display), travels in the recorded history, runs to a breakpoint,
+grades predictions, and describes what to draw (:meth:`StepModel.scene`).  The
+widget adds traits and browser messages on top; the HTML replay is made from the
+same model's :meth:`~StepModel.frames`.
+
+>>> import numpy as np, autograd_lab as chainer
+>>> x = chainer.Variable(np.array(5.0), name='x')
+>>> y = x ** 2 - 2 * x + 1
+>>> model = StepModel(y)
+>>> model.next_targets()              # the first step (_ + 1) sends a grad to v4
+['v4']
+>>> model.guess(1.0).right            # predict it: the step runs, the guess is graded
+True
+>>> model.run_to('f2')                # run until f2 (_ * 2) is the next function
+True
+>>> model.step(), model.step()        # f2 runs: it was the last one
+(True, False)
+>>> float(x.grad), model.score
+(8.0, Score(right=1, wrong=0, skipped=0))
+>>> model.close()
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import sys
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from autograd_lab import BackwardStepper, FunctionNode, Variable, backend, events, graph
+
+from autograd_lab_widget import arrays, bounds, drawing, ledger, panel, prediction, recorder
+from autograd_lab_widget.index import ObjectIndex
+from autograd_lab_widget.naming import Names
+from autograd_lab_widget.state import ViewState
+from autograd_lab_widget.timeline import Timeline
+
+logger = logging.getLogger('autograd_lab_widget')
+
+#: Most VariableCreated events held while waiting to learn whether they join the graph.
+MAX_PENDING = 10_000
+
+
+def as_outputs(outputs: Any) -> list:
+    """``outputs`` (None, a Variable or Variables) as a list of Variables."""
+    if outputs is None:
+        return []
+    if isinstance(outputs, Variable):
+        return [outputs]
+    out = list(outputs)
+    for v in out:
+        if not isinstance(v, Variable):
+            raise TypeError(f'a graph view shows Variables, got {type(v).__name__}')
+    return out
+
+
+@dataclass
+class Scene:
+    """What to draw at one position: the drawing, the status line, the ledger, the
+    inspect panel."""
+
+    frame: drawing.Frame
+    status: dict
+    ledger: dict
+    panel: dict
+    orders: list
+    position: int
+
+
+class StepModel:
+    """A steppable model of the graph behind ``outputs`` (see the module docstring).
+
+    Args mirror :class:`~autograd_lab_widget.GraphView`'s.  The model follows the
+    engine until :meth:`close`; ``on_change`` (a callable, or None) is called after
+    events from the engine changed the graph, so that a view can redraw.
+    """
+
+    def __init__(self, outputs: Any = None, *, events_log: Sequence | None = None,
+                 retain_grad: bool = False, enable_double_backprop: bool = False,
+                 links: Any = None, history: int = bounds.HISTORY_EVENTS) -> None:
+        if isinstance(history, bool) or not isinstance(history, int) or history < 100:
+            raise ValueError(f'history must be an int of at least 100 events, got {history!r}')
+        self.history = history
+        self.roots = as_outputs(outputs)  # held strongly: the model must be able to step them
+        self.retain_grad = bool(retain_grad)
+        self.enable_double_backprop = bool(enable_double_backprop)
+        self.names = Names()
+        self.on_change: Callable[[], None] | None = None
+        self.message = ''   # the outcome of the last action (an error, a refusal)
+        self._lock = threading.RLock()
+        self._index = ObjectIndex()
+        self._scopes: dict[int, str] = {}
+        if events_log is not None:
+            entries, base = list(events_log), None
+            if links is not None and self.roots:
+                # parameters made before the recording have no event: their Link path
+                # (and so their place in a collapsed Link) comes from the links
+                walked = graph.GraphModel.from_outputs(self.roots, links=links, log=entries)
+                self._scopes = {i: n.scope for i, n in walked.nodes.items() if n.scope}
+        else:
+            entries = []
+            model = graph.GraphModel.from_outputs(self.roots, links=links) \
+                if self.roots else graph.GraphModel()
+            recorder.fill(model)  # the values of intermediates freed before the view
+            base = ViewState(model)
+        self._index.walk(self.roots)  # after the walk above: ids then follow the data flow
+        if base is not None:
+            self._orders_from_objects(base.model)
+        self.timeline = Timeline(entries, base, patch=self._patch_scopes)
+        self._stepper: BackwardStepper | None = None
+        self._starting = False
+        self._own_runs: set[int] = set()
+        self._runs: set[int] = set()  # runs over this graph whose events we take
+        self._open_runs: set[int] = set()
+        self._pending_vars: dict[int, Any] = {}
+        self._pos: int | None = None  # None: the live end
+        self._armed = False  # Step was pressed once on a graph whose leaves hold grads
+        self._notice = ''
+        self.predict = False
+        self.score = prediction.Score()
+        self._verdict = ''
+        self._selected_ref: Any = None
+        self.selected_id: int | None = None
+        self._preview: set[int] = set()
+        self.expanded: set[str] = set()
+        self._window: frozenset | None = None
+        self._look = drawing.Look(grows=self.enable_double_backprop)
+        self._fresh_at = -1  # the trace step count whose grads are drawn as fresh
+        for e in self.timeline.entries:
+            self._track_run(e)
+        self._prune_at = bounds.next_prune_at(len(self.timeline.live.model.nodes))
+        if len(self.timeline) > history:
+            self._trim(len(self.timeline) - history)
+        self.names.learn(self.timeline.live.model)
+        me = weakref.ref(self)
+
+        def listener(event: events.Event) -> None:
+            model = me()
+            if model is None:  # the model was dropped: stop listening
+                sub.unsubscribe()
+                return
+            model.on_event(event)
+
+        sub = events.subscribe(listener)
+        self._subscription: events.Subscription | None = sub
+
+    # ---- following the engine --------------------------------------------------------
+
+    @property
+    def live(self) -> ViewState:
+        """The state at the live end (everything the engine did so far)."""
+        return self.timeline.live
+
+    def _known(self, ident: Any) -> bool:
+        return ident in self.timeline.live.model.nodes
+
+    def _accept(self, e: events.Event) -> list:
+        """The events to record for ``e``: [] when it does not concern this graph."""
+        kind = e.kind
+        if kind == 'variable_collected':  # a variable we were waiting on is gone
+            self._pending_vars.pop(e.var_id, None)
+        if kind == 'variable_created':
+            if not self._known(e.var_id):
+                self._pending_vars[e.var_id] = e
+                if len(self._pending_vars) > MAX_PENDING:
+                    self._pending_vars.pop(next(iter(self._pending_vars)))
+                return []
+            return [e]
+        if kind == 'function_applied':
+            if not (any(self._known(i) for i in e.input_ids) or self._known(e.in_backward_of)):
+                return []
+            ids = (*e.input_ids, *e.output_ids)
+            held = [self._pending_vars.pop(i) for i in dict.fromkeys(ids)
+                    if i in self._pending_vars and not self._known(i)]
+            return sorted(held, key=lambda v: v.seq) + [e]
+        if kind == 'backward_started':
+            if any(self._known(i) for i in e.root_ids):
+                self._runs.add(e.run_id)
+                return [e]
+            return []
+        if kind in ('backward_step_started', 'backward_step_done'):
+            return [e] if e.run_id in self._runs else []
+        if kind == 'backward_finished':
+            if e.run_id in self._runs:
+                self._runs.discard(e.run_id)  # no more events of this run will come
+                return [e]
+            return []
+        if kind == 'unchained':
+            ids = (e.root_id, *e.var_ids, *e.func_ids)
+            return [e] if any(self._known(i) for i in ids) else []
+        ident = getattr(e, 'var_id', None)
+        return [e] if ident is not None and self._known(ident) else []
+
+    def on_event(self, e: events.Event) -> bool:
+        """Take one engine event (the subscription calls this); True if it was kept."""
+        with self._lock:  # events may come from any thread
+            accepted = self._accept(e)
+            for event in accepted:
+                self._note_run(event)
+                self.timeline.append(event)
+                self._track_run(event)
+            if accepted:
+                self._keep_bounds()
+        if accepted and self.on_change is not None:
+            self.on_change()
+        return bool(accepted)
+
+    def _note_run(self, e: events.Event) -> None:
+        """Tell our own backward runs from those started elsewhere (a cell's
+        ``y.backward()``); another run from our output replaces a half-way one of ours."""
+        if e.kind != 'backward_started':
+            return
+        if self._starting:
+            self._own_runs.add(e.run_id)
+            return
+        root = self._root_id()
+        if root is not None and root in e.root_ids and self._stepper is not None \
+                and not self._stepper.done:
+            self._stepper = None
+            self._notice = ('A backward started outside the view replaced the one it was '
+                            'stepping.')
+
+    def _track_run(self, e: events.Event) -> None:
+        if e.kind == 'backward_started':
+            self._open_runs.add(e.run_id)
+        elif e.kind == 'backward_finished':
+            self._open_runs.discard(e.run_id)
+
+    # ---- bounded memory (policy: see the ``bounds`` module) ------------------------------
+
+    def pinned(self) -> set[int]:
+        """Ids that stay however old: the outputs, the selection, the unchain preview."""
+        pinned = {events.uid(r) for r in self.roots} | self._preview
+        if self.selected_id is not None:
+            pinned.add(self.selected_id)
+        return pinned
+
+    def _keep_bounds(self) -> None:
+        """Fold old events into the checkpoint and drop dead nodes when due (amortised)."""
+        if len(self.timeline) > bounds.trim_at(self.history):
+            self._trim(len(self.timeline) - self.history)
+        size = len(self.live.model.nodes)
+        if size > self._prune_at and (not self._open_runs
+                                      or size > bounds.PRUNE_FORCE * self._prune_at):
+            Timeline.prune(self.live, self.pinned())
+            self._prune_at = bounds.next_prune_at(len(self.live.model.nodes))
+            # what the view keeps per node goes with the nodes (those of the history
+            # window's checkpoint stay too: Back can show them)
+            keep = set(self.live.model.nodes)
+            if self.timeline.base is not None:
+                keep |= set(self.timeline.base.model.nodes)
+            self.names.forget(keep)
+            self._look.slots = {i: k for i, k in self._look.slots.items() if i in keep}
+
+    def _trim(self, k: int) -> None:
+        self.timeline.trim(k, self.pinned(), bounds.PRUNE_FORCE * self._prune_at)
+        if self._pos is not None:
+            self._pos = max(self._pos - k, 0)
+
+    def _orders_from_objects(self, model: graph.GraphModel) -> None:
+        """Grad-of-grad functions are marked whichever output the view was made from:
+        a graph walked from a grad (``GraphView(gx)``) has no events that say its
+        functions were made by a backward, but each FunctionNode knows its
+        ``backward_order``."""
+        changed = False
+        for ident, node in model.nodes.items():
+            if node.category == 'function':
+                order = getattr(self._index.get(ident), 'backward_order', 0)
+                if order > node.order:
+                    node.order = order
+                    changed = True
+        if changed:
+            model.refresh()
+
+    def _patch_scopes(self, model: graph.GraphModel) -> None:
+        for ident, scope in self._scopes.items():
+            node = model.nodes.get(ident)
+            if node is not None and not node.scope:
+                node.scope = scope
+
+    # ---- where we are ----------------------------------------------------------------
+
+    def _root_id(self) -> int | None:
+        return events.uid(self.roots[0]) if self.roots else None
+
+    @property
+    def position(self) -> int:
+        """The position shown: ``len(timeline)`` at the live end."""
+        return len(self.timeline) if self._pos is None else self._pos
+
+    def state(self) -> ViewState:
+        """The state shown (the live one, or a replayed one in history)."""
+        if self._pos is None:
+            return self.live
+        return self.timeline.state_at(self._pos)
+
+    def _finished(self, state: ViewState) -> bool:
+        """The shown run is a backward from our output that ran to its end."""
+        trace = state.trace
+        root = self._root_id()
+        return trace.finished and root in trace.run_roots
+
+    def _stepper_live(self) -> BackwardStepper | None:
+        s = self._stepper
+        return s if s is not None and not s.done else None
+
+    def _idle_reason(self) -> str | None:
+        """Why there is nothing to step from the live end, or None."""
+        if self._subscription is None:
+            return 'Detached: this view no longer follows the engine.'
+        if not self.roots:
+            return 'Nothing to step: this view has no output variable.'
+        if self.roots[0].creator is None and self._stepper is None:
+            return 'The output has no creator (a leaf): nothing to step.'
+        return None
+
+    def upcoming(self, state: ViewState | None = None) -> ledger.Upcoming | None:
+        """The function the next step runs (live: the engine's stepper; in history: the
+        next step recorded), or None when there is none."""
+        if self._pos is not None:
+            e = self.timeline.next_of('backward_step_started', self._pos)
+            run = (state or self.state()).trace.run_id
+            if e is None or (run is not None and e.run_id != run):
+                return None
+            return self._upcoming(e.func_id, e.grad_outputs, e.reason, e.frontier_ids,
+                                  e.frontier_size)
+        state = state or self.live
+        stepper = self._stepper_live()
+        if stepper is not None:
+            func = stepper.next_function
+            outs = [ref() for ref in func.outputs or ()]
+            grads = tuple(None if n is None else events.snapshot(
+                _raw(stepper.pending_grad(n))) for n in outs)
+            frontier = stepper.frontier
+            return self._upcoming(events.uid(func), grads, stepper.why_next(),
+                                  tuple(events.uid(f) for f in frontier[:events.FRONTIER_MAX]),
+                                  len(frontier))
+        if self._idle_reason() is not None or self._finished(state):
+            return None
+        if self._stepper is not None and self._stepper.done:
+            return None
+        # Not started: the first step runs the output's creator, with the seed (ones).
+        root = self.roots[0]
+        creator = root.creator
+        if creator is None or creator.inputs is None:
+            return None
+        fid = events.uid(creator)
+        seed = root.grad if root.grad is not None else (
+            None if root.array is None else backend.get_array_module(root.array).ones_like(
+                root.array))
+        grads = tuple(events.snapshot(seed) if ref() is root.node else None
+                      for ref in creator.outputs or ())
+        return self._upcoming(fid, grads, f'Backward starts at the function that made '
+                              f'{self.names.of(state.model, events.uid(root))}.', (fid,), 1)
+
+    def _upcoming(self, fid: int, grads: tuple, reason: str, frontier: tuple,
+                  size: int) -> ledger.Upcoming:
+        model = self.live.model if self._pos is None else self.state().model
+        f = model.nodes.get(fid)
+        targets = ()
+        if f is not None:
+            targets = tuple(k for k, i in enumerate(f.input_ids)
+                            if i not in model.nodes or model.nodes[i].requires_grad)
+        return ledger.Upcoming(fid, tuple(grads), reason, tuple(frontier), size, targets)
+
+    def next_targets(self) -> list[str]:
+        """The names of the variables the next step sends gradients to, one per input
+        slot (a variable used twice by the function is named twice): what a guess
+        gives values for."""
+        with self._lock:
+            up = self.upcoming()
+            if up is None:
+                return []
+            model = self.state().model
+            ids = model.nodes[up.func_id].input_ids
+            table = self.names.table(model)
+            return [table.get(ids[k], f'#{ids[k]}') for k in up.targets]
+
+    # ---- stepping --------------------------------------------------------------------
+
+    def _leaf_grads(self) -> list[str]:
+        """Leaves of the graph that already hold a gradient (a new backward adds to it)."""
+        self._index.walk(self.roots)
+        model = self.live.model
+        held = []
+        for var in self._index.live_variables():
+            if var.creator is None and var.grad is not None and var.requires_grad:
+                ident = events.uid(var)
+                if ident in model.nodes and var is not self.roots[0]:
+                    held.append(f'{self.names.of(model, ident)} ({arrays.text(var.grad)})')
+        return held
+
+    def _ensure_stepper(self, confirm: bool) -> BackwardStepper | None:
+        """The stepper of the backward under way, or a new one; None when starting one
+        needs the user to confirm first (its leaves already hold grads)."""
+        if self._stepper is not None and not self._stepper.done:
+            return self._stepper
+        reason = self._idle_reason()
+        if reason is not None:
+            raise RuntimeError(reason)
+        held = self._leaf_grads()
+        if held and not confirm and not self._armed:
+            self._armed = True
+            self._notice = (f'{", ".join(held)} already hold(s) a grad from an earlier '
+                            'backward. A new backward adds to it: press Step again to go '
+                            'on, or Reset to clear the grads first.')
+            return None
+        self._armed = False
+        self._notice = (f'This backward adds to the grads already held by {", ".join(held)}.'
+                        if held else '')
+        self._starting = True
+        try:
+            self._stepper = BackwardStepper.for_backward(
+                [self.roots[0]], retain_grad=self.retain_grad,
+                enable_double_backprop=self.enable_double_backprop)
+        finally:
+            self._starting = False
+        return self._stepper
+
+    def _go_live(self) -> None:
+        self._pos = None
+
+    def step(self, *, confirm: bool = True) -> bool:
+        """One step: the next function's backward in the engine (at the live end), or the
+        next recorded step (in history).  False when there is nothing to step.
+
+        ``confirm=False`` (the browser's Step button) does not start a backward that
+        would add to grads the leaves already hold: the first press says so and the
+        second goes on.  In predict mode a step run without a guess counts as skipped.
+        """
+        with self._lock:
+            self.message = ''
+            if self._pos is not None:
+                return self._forward_one()
+            if self._finished(self.live) and self._stepper_live() is None:
+                return False
+            stepper = self._ensure_stepper(confirm)
+            if stepper is None or stepper.done:
+                return False
+            before = self.live.trace.steps
+            stepper.step()
+            if self.predict and self.live.trace.steps > before:
+                self.score = self.score.add(None)
+                self._verdict = 'Revealed without a guess.'
+            else:
+                self._verdict = ''
+            return True
+
+    def run(self) -> None:
+        """Run every remaining step (the same engine stepper, announced step by step)."""
+        with self._lock:
+            self.message = ''
+            self._go_live()
+            if self._finished(self.live) and self._stepper_live() is None:
+                return
+            stepper = self._ensure_stepper(True)
+            self._verdict = ''
+            stepper.run()
+
+    def run_to(self, target: Any) -> bool:
+        """Run backward until ``target`` is the next function (a breakpoint).
+
+        ``target`` is a FunctionNode, its id, or the name drawn on it (``'f3'``).
+        Raises ValueError when backward would never stop there (it already ran, or
+        nothing flows to it) and leaves everything as it was.  Returns True once the
+        target is next.
+        """
+        with self._lock:
+            self.message = ''
+            self._go_live()
+            fid = self._function_id(target)
+            model = self.live.model
+            name = self.names.described(model, fid)
+            if fid in self.live.trace.done and not self._finished(self.live):
+                raise ValueError(f'{name} already ran in this backward (Reset to start over)')
+            root = self._root_id()
+            if root is None or fid not in model.upstream(root):
+                raise ValueError(f'{name} is not on a path backward takes from the output '
+                                 '(cut, or not upstream of it)')
+            if self._finished(self.live):
+                raise ValueError(f'backward is finished; {name} already ran (Reset first)')
+            stepper = self._ensure_stepper(True)
+            self._verdict = ''
+            while not stepper.done and events.uid(stepper.next_function) != fid:
+                stepper.step()
+            if stepper.done:
+                self.message = f'Backward finished before reaching {name}.'
+                return False
+            return True
+
+    def _function_id(self, target: Any) -> int:
+        model = self.live.model
+        if isinstance(target, FunctionNode):
+            fid = events.uid(target)
+        elif isinstance(target, str):
+            fid = self.names.find(model, target)
+        elif isinstance(target, int) and not isinstance(target, bool):
+            fid = target
+        else:
+            raise TypeError(f'run_to takes a FunctionNode, its id or its name, got '
+                            f'{type(target).__name__}')
+        node = model.nodes.get(fid)
+        if node is None:
+            raise KeyError(f'node {target!r} is not in the shown graph')
+        if node.category != 'function':
+            raise ValueError(f'{self.names.of(model, fid)} is a variable: run to a function')
+        return fid
+
+    def back(self) -> bool:
+        """Show the previous step boundary of the recorded history (time travel)."""
+        with self._lock:
+            self.message = ''
+            pos = self.position
+            earlier = [b for b in self.timeline.boundaries() if b < pos]
+            if not earlier:
+                return False
+            self._pos = earlier[-1]
+            return True
+
+    def _forward_one(self) -> bool:
+        later = [b for b in self.timeline.boundaries() if b > self._pos]
+        self._pos = None if not later or later[0] >= len(self.timeline) else later[0]
+        return True
+
+    def forward(self) -> bool:
+        """Show the next recorded step; at the live end, run a new :meth:`step`."""
+        with self._lock:
+            if self._pos is None:
+                return self.step()
+            self.message = ''
+            return self._forward_one()
+
+    def show(self, pos: int) -> None:
+        """Time travel to a step boundary of the history (ValueError otherwise)."""
+        with self._lock:
+            if pos == self.position:
+                return
+            if pos not in self.timeline.boundaries():
+                raise ValueError(f'position {pos} is not a step boundary of the history '
+                                 f'(0 to {len(self.timeline)})')
+            self._pos = None if pos == len(self.timeline) else pos
+
+    def reset(self) -> None:
+        """Back to the picture from before backward: clear the grads of every live
+        variable of the graph (the leaves' accumulated grads included), drop the
+        stepper so that the next Step starts a fresh backward, and return to the live
+        end.  The event log is kept: Back can still visit what happened before."""
+        with self._lock:
+            self.message = ''
+            self._go_live()
+            self._index.walk(self.roots)
+            for var in self._index.live_variables():
+                var.cleargrad()
+            self._stepper = None
+            self._armed = False
+            self._notice = self._verdict = ''
+            self.timeline.reset_mark()
+
+    # ---- predict first ---------------------------------------------------------------
+
+    def guess(self, value: Any = None, **by_name: Any) -> prediction.Verdict:
+        """Predict the gradients the next step sends to its inputs; the step then runs
+        in the engine and the guess is graded (:attr:`score` counts it).
+
+        ``value`` is one number (or array-like) for a step with one target, a list with
+        one value per target (see :meth:`next_targets`), a dict by name, or text of
+        one of those (``'4'``, ``'[1, -1]'``); names can also be keywords
+        (``guess(v2=1.0, v3=-1.0)``).  A bad guess raises ValueError and runs nothing.
+        """
+        with self._lock:
+            self.message = ''
+            if by_name and value is not None:
+                raise TypeError('give the guess either as a value or by name, not both')
+            guess = dict(by_name) if by_name else prediction.parse_guess(value)
+            if guess is None:
+                raise ValueError('a guess needs a value (a number, a list, or by name)')
+            self._go_live()
+            names = self.next_targets()
+            if not names:
+                raise RuntimeError('no step is waiting: backward is finished or has no '
+                                   'output (Reset to start over)')
+            prediction.match(guess, names)  # a bad guess raises here, before anything runs
+            stepper = self._ensure_stepper(True)
+            before = self.live.trace.steps
+            stepper.step()
+            rec = self.live.trace.last
+            if rec is None or self.live.trace.steps == before:
+                raise RuntimeError('the step did not run')
+            table = self.names.table(self.live.model)
+            truth = [(table.get(i, f'#{i}'), term) for i, term, _ in rec.targets]
+            if [n for n, _ in truth] != names:
+                truth = list(zip(names, [t for _, t in truth])) if len(truth) == len(names) \
+                    else truth
+            verdict = prediction.check(guess, truth)
+            self.score = self.score.add(verdict)
+            self._verdict = str(verdict)
+            return verdict
+
+    # ---- selection, unchain, devices ---------------------------------------------------
+
+    @property
+    def selected(self) -> Any:
+        """The live Variable (or FunctionNode) selected, or None (a VariableNode when
+        the Variable object was collected but its node lives on)."""
+        return None if self._selected_ref is None else self._selected_ref()
+
+    def lookup(self, ident: int) -> Any:
+        """The live object of node ``ident`` (a Variable in preference), or None."""
+        obj = self._index.get(ident)
+        if obj is None:
+            self._index.walk([*self.roots, *self._index.live_variables()])
+            obj = self._index.get(ident)
+        if obj is None:
+            self._index.walk(_namespace_variables())
+            obj = self._index.get(ident)
+        return obj
+
+    def select(self, target: Any, shown: graph.GraphModel | None = None) -> None:
+        """Select a node by id, by name (``'x'``, ``'f3'``) or by object; None clears."""
+        with self._lock:
+            self._preview = set()
+            if target is None:
+                self._selected_ref = None
+                self.selected_id = None
+                return
+            model = self.live.model
+            if isinstance(target, str):
+                ident = self.names.find(shown or model, target)
+            else:
+                ident = target if isinstance(target, int) else events.uid(target)
+            if ident not in model.nodes and (shown is None or ident not in shown.nodes):
+                raise KeyError(f'node {ident} is not in the shown graph')
+            obj = target if not isinstance(target, int | str) else self.lookup(ident)
+            self._selected_ref = None if obj is None else weakref.ref(obj)
+            self.selected_id = ident
+            if obj is None:
+                self.message = 'That object is gone (collected); showing recorded values.'
+
+    def _selected_variable(self, var: Any) -> Variable:
+        var = self.selected if var is None else var
+        if var is None:
+            raise ValueError('select a variable first (click one, or pass it)')
+        if not isinstance(var, Variable):
+            getter = getattr(var, 'get_variable', None)
+            if getter is None:
+                raise TypeError(f'unchain works on a variable, not a {type(var).__name__}')
+            var = getter()
+        return var
+
+    def unchain_preview(self, var: Any = None, backward: bool = True) -> set[int]:
+        """The ids of the functions unchaining ``var`` would cut (highlighted when drawn)."""
+        with self._lock:
+            var = self._selected_variable(var)
+            ident = events.uid(var)
+            model = self.live.model
+            if ident not in model.nodes:
+                raise KeyError(f'variable {ident} is not in the shown graph')
+            if backward:
+                cut = {i for i in model.upstream(ident) if model.nodes[i].category == 'function'}
+            else:
+                creator = model.nodes[ident].creator_id
+                cut = {creator} if creator is not None else set()
+            self._preview = cut
+            self.message = (f'unchain{"_backward" if backward else ""}() would cut '
+                            f'{len(cut)} function(s), highlighted.')
+            return cut
+
+    def unchain(self, var: Any = None, backward: bool = True) -> None:
+        """Cut the graph at ``var`` (default: the selection) with ``unchain_backward()``
+        or ``unchain()``; the cut edges turn dashed and a later backward stops there."""
+        with self._lock:
+            var = self._selected_variable(var)
+            self.message = ''
+            self._preview = set()
+            if backward:
+                var.unchain_backward()
+            else:
+                var.unchain()
+            self._stepper = None  # a new backward must see the cut graph
+
+    def device(self) -> str:
+        """The device of the outputs' arrays (``'@numpy'`` when there are none)."""
+        for v in self.roots:
+            if v.array is not None:
+                return str(v.device)
+        return '@numpy'
+
+    def to_device(self, device: Any) -> None:
+        """Move every variable and parameter of the graph to ``device`` with
+        ``Variable.to_device``.  RuntimeError (nothing moved) when the GPU is unavailable
+        or a backward is half-way."""
+        with self._lock:
+            try:
+                dev = backend.get_device(device)
+            except RuntimeError as error:
+                reason = backend.gpu_unavailable_reason()
+                if reason is None:
+                    raise
+                raise RuntimeError(f'cannot move to {device}: {reason}') from error
+            if self._stepper_live() is not None and self.live.trace.steps:
+                raise RuntimeError('a backward is half-way: Run it to the end or Reset first')
+            self.message = ''
+            self._index.walk(self.roots)
+            for var in self._index.live_variables():
+                if var.array is not None:
+                    var.to_device(dev)
+            self._stepper = None
+
+    # ---- what to draw ----------------------------------------------------------------
+
+    def _roles(self, state: ViewState, options: dict, next_id: int | None,
+               table: dict[int, str]) -> dict[int, str]:
+        model = state.model
+        roles: dict[int, str] = {}
+        for i in drawing.search_hits(model, options['search'], table):
+            roles[i] = 'search'
+        sel = self.selected_id
+        if sel is not None and sel in model.nodes and options['highlight_direction'] != 'none':
+            up = options['highlight_direction'] == 'up'
+            for i in (model.upstream(sel) if up else model.downstream(sel)):
+                roles[i] = 'upstream' if up else 'downstream'
+        for i in self._preview:
+            roles[i] = 'cut'
+        if sel is not None:
+            roles[sel] = 'selected'
+        if next_id is not None:
+            roles[next_id] = 'next'
+        return {i: r for i, r in roles.items() if i in model.nodes}
+
+    def _total_steps(self, model: graph.GraphModel) -> int | None:
+        root = self._root_id()
+        if root is None or root not in model.nodes:
+            return None
+        return sum(1 for i in model.upstream(root) if model.nodes[i].category == 'function'
+                   and 'unchained' not in model.nodes[i].states)
+
+    def status(self, state: ViewState, up: ledger.Upcoming | None, *,
+               replay: bool = False) -> dict:
+        """The status payload: the step counter, what the view shows, what is possible.
+        ``replay``: a frame of the HTML replay, told as if it were happening now."""
+        model, trace = state.model, state.trace
+        live = self._pos is None or replay
+        total = self._total_steps(model)
+        finished = self._finished(state)
+        root = self._root_id()
+        own = trace.run_id in self._own_runs
+        st: dict = {'step': trace.steps, 'total': total, 'live': live,
+                    'position': self.position, 'length': len(self.timeline),
+                    'can_back': self.position > 0, 'predict': self.predict,
+                    'score': self.score.as_dict(), 'verdict': self._verdict,
+                    'message': self.message, 'notice': self._notice if live else '',
+                    'next_id': up.func_id if up is not None else None,
+                    'last_id': trace.last.func_id if trace.last is not None else None,
+                    'run': None if trace.run_id is None else ('view' if own else 'code'),
+                    'targets': self.next_targets() if up is not None and live else []}
+        idle = self._idle_reason() if self._pos is None else None
+        st['done'] = up is None
+        table = self.names.table(model)
+        if idle is not None:
+            text = idle
+        elif not live:
+            text = (f'History: step {trace.steps}' + (f' of {total}' if total else '')
+                    + ' (Step goes forward, Run to end returns to now).')
+        elif finished:
+            text = ('Backward finished: every gradient has arrived.' if own or replay else
+                    f'{table.get(root, "the output")}.backward() ran from your code '
+                    f'({trace.steps} steps). Reset to step through it here.')
+            if trace.run_ok is False:
+                text = f'Backward failed: {trace.run_error}'
+        elif up is not None and trace.run_id is not None and trace.run_open:
+            text = f'Step {trace.steps}' + (f' of {total}' if total else '') + \
+                f': next {self.names.described(model, up.func_id)}.'
+        elif up is not None:
+            text = (f'Press Step to run backward from {table.get(root, "the output")}, one '
+                    'function at a time' + (f' ({total} steps).' if total else '.'))
+        else:
+            text = 'Nothing more to step.'
+        st['text'] = text
+        st['can_step'] = self._pos is not None or up is not None
+        return st
+
+    def scene(self, options: dict, *, replay: bool = False) -> Scene:
+        """Everything to draw at the shown position under ``options`` (``replay``: for
+        the HTML replay, see :meth:`status`)."""
+        with self._lock:
+            state = self.state()
+            live = self._pos is None
+            model = state.model
+            model.refresh()
+            self.names.learn(model)
+            up = self.upcoming(state)
+            next_id = up.func_id if up is not None else None
+            table = self.names.table(model)
+            roots = [events.uid(r) for r in self.roots if events.uid(r) in model.nodes]
+            focus = [i for i in (next_id, self.selected_id) if i is not None]
+            if not focus and state.trace.last is not None:
+                focus = [state.trace.last.func_id]
+            look = self._look
+            look.fresh = ({i for i, _, _ in state.trace.last.targets}
+                          if state.trace.last is not None and state.trace.current is None
+                          else set())
+            frame = drawing.draw(state, options, names=self.names, roots=roots,
+                                 roles=self._roles(state, options, next_id, table),
+                                 expanded=self.expanded, focus=focus, keep=self._window,
+                                 look=look)
+            self._window = frame.window
+            st = self.status(state, up, replay=replay)
+            if frame.window is not None:
+                st['note'] = (f'{frame.shown} of {frame.total} nodes drawn: the part around '
+                              'the next function (select or search to look elsewhere).')
+            elif frame.shown < frame.total:
+                st['note'] = (f'{frame.shown} of {frame.total} nodes drawn one by one'
+                              + (f', {frame.links} Links collapsed (click one to expand)'
+                                 if frame.links else '') + '.')
+            else:
+                st['note'] = ''
+            book = {'sections': ledger.sections(state, self.names, upcoming=up,
+                                                verdict=self._verdict if live else '',
+                                                quiz=self.predict and live)}
+            return Scene(frame, st, book, self._panel(state, live),
+                         sorted({n.order for n in model.nodes.values()} | {0}), self.position)
+
+    def to_dot(self, options: dict) -> str:
+        """The DOT of the picture shown, texts included (a scene's DOT is the layout the
+        browser has: while only texts change it is not made again)."""
+        with self._lock:
+            look = dataclasses.replace(self._look, slots=dict(self._look.slots), last=None)
+            state = self.state()
+            state.model.refresh()
+            up = self.upcoming(state)
+            next_id = up.func_id if up is not None else None
+            roots = [events.uid(r) for r in self.roots if events.uid(r) in state.model.nodes]
+            return drawing.draw(state, options, names=self.names, roots=roots,
+                                roles=self._roles(state, options, next_id,
+                                                  self.names.table(state.model)),
+                                expanded=self.expanded, keep=self._window, look=look).dot
+
+    def _panel(self, state: ViewState, live: bool) -> dict:
+        sel = self.selected_id
+        if sel is None:
+            return {}
+        model = state.model
+        if sel not in model.nodes:
+            return {'id': sel, 'title': f'#{sel}', 'rows': [],
+                    'note': 'This node is not part of the graph at this point in the history.'}
+        root = self._root_id()
+        can_run_to = (live and model.nodes[sel].category == 'function'
+                      and root is not None and sel in model.upstream(root)
+                      and sel not in state.trace.done and not self._finished(state))
+        body = panel.payload(state, sel, self.selected if live else None, self.names,
+                             can_run_to=can_run_to)
+        if not live:
+            body['note'] = 'History: values as recorded at this step (Step to go forward).'
+        return body
+
+    def frames(self, options: dict) -> list[dict]:
+        """One drawing per step boundary of the history (what the HTML replay steps
+        through): ``{'dot', 'key', 'nodes', 'status', 'ledger', 'position'}``."""
+        with self._lock:
+            saved = (self._pos, self._window, self.selected_id, self._preview)
+            out = []
+            self.selected_id, self._preview, self._window = None, set(), None
+            try:
+                for pos in self.timeline.boundaries():
+                    self._pos = None if pos == len(self.timeline) else pos
+                    scene = self.scene(options, replay=True)
+                    if not scene.frame.nodes and pos < len(self.timeline):
+                        continue  # before a recorded cell ran: nothing to draw yet
+                    out.append({'dot': scene.frame.dot, 'key': scene.frame.key,
+                                'nodes': scene.frame.nodes, 'status': scene.status,
+                                'ledger': scene.ledger, 'position': pos,
+                                'focus': scene.frame.focus})
+            finally:
+                self._pos, self._window, self.selected_id, self._preview = saved
+            return out
+
+    def panels(self, limit: int) -> dict[str, dict]:
+        """Inspect panels of every node at the end of the history (at most ``limit``)."""
+        with self._lock:
+            state = self.timeline.state_at(len(self.timeline))
+            if len(state.model.nodes) > limit:
+                return {}
+            state.model.refresh()
+            self.names.learn(state.model)
+            return {str(i): panel.payload(state, i, None, self.names) for i in state.model.nodes}
+
+    def event_log(self) -> list[events.Event]:
+        """The recorded entries of the history window (engine events and resets)."""
+        return list(self.timeline.entries)
+
+    # ---- lifetime --------------------------------------------------------------------
+
+    @property
+    def following(self) -> bool:
+        """True while the model follows the engine."""
+        return self._subscription is not None
+
+    def close(self) -> None:
+        """Stop following the engine and let go of the graph (it can be freed)."""
+        with self._lock:
+            sub, self._subscription = self._subscription, None
+            if sub is not None:
+                sub.unsubscribe()
+            self.roots = []
+            self._stepper = None
+            self._selected_ref = None
+
+
+def _raw(g: Any) -> Any:
+    return g.array if isinstance(g, Variable) else g
+
+
+def _namespace_variables() -> list:
+    """Variables in the IPython user namespace (to find objects made after the view).
+    Only where IPython already runs: importing it here would bring traitlets along."""
+    ipython = sys.modules.get('IPython')
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None:
+        return []
+    return [v for v in list(shell.user_ns.values()) if isinstance(v, Variable)]
