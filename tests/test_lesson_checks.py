@@ -291,6 +291,85 @@ def _host(a):
     return backend.CpuDevice().send(a)
 
 
+#: Graph views the answers below open; closed after each test (a view follows the engine).
+_VIEWS: list = []
+#: The namespaces of the lessons those views come from, alive as in a notebook: an input
+#: whose Variable is gone receives no gradient from the engine.
+_LESSON_NAMESPACES: list = []
+
+
+@pytest.fixture(autouse=True)
+def close_views():
+    yield
+    while _VIEWS:
+        _VIEWS.pop().close()
+    _LESSON_NAMESPACES.clear()
+
+
+def _lesson_view(stem: str, upto: str, name: str):
+    """The view ``name`` of a lesson, run up to the cell that contains ``upto``."""
+    namespace = run_lesson(stem, upto=upto, keep_views=True)
+    _LESSON_NAMESPACES.append(namespace)
+    _VIEWS.append(namespace[name])
+    return namespace[name]
+
+
+#: Lesson 2's hand values by the name drawn on each node of the named neuron.
+BY_HAND = {'d': HAND['g_d'], 'e': HAND['g_e'], 'u': HAND['g_u'], 'z': HAND['g_z'],
+           's': HAND['g_z'], 'a': HAND['g_z'], 'b': HAND['g_z'],
+           **{k: HAND[k] for k in ('w0', 'x0', 'w1', 'x1', 'w2')}}
+
+
+def _predicted_view(how='right', view=None):
+    """Lesson 2's named neuron in the view's predict mode, every step predicted with the
+    hand values ('right'); or with one step guessed wrong (an add that splits its
+    gradient), one revealed with Step, the first three predicted and the rest run with
+    Run to end ('partial'), all run without predicting, or unfinished."""
+    if view is None:
+        view = _lesson_view('02_chain_rule_by_hand', 'view.predict = True', 'view')
+    if how == 'unpredicted':
+        view.predict = False
+        view.run()
+        return view
+    steps = 0
+    while view.next_targets():
+        targets = view.next_targets()
+        if how == 'partial' and steps == 3:
+            view.run()
+            break
+        if how == 'unfinished' and steps == 3:
+            break
+        if how == 'skipped' and steps == 0:
+            view.step()
+        elif how == 'wrong' and targets == ['s', 'w2']:
+            view.guess(s=HAND['g_z'] / 2, w2=HAND['g_z'] / 2)
+        else:
+            view.guess(**{n: BY_HAND[n] for n in targets})
+        steps += 1
+    return view
+
+
+def _gates_view():
+    """The view of lesson 2's other graph (the gates), stepped through in predict mode."""
+    from autograd_lab_widget import GraphView
+    x, y, z = (Variable(np.array(v), name=k) for k, v in checks.GATES.items())
+    view = GraphView((x + y) * F.maximum(y, z))
+    _VIEWS.append(view)
+    view.predict = True
+    while view.step():
+        pass
+    return view
+
+
+def _diamond_guess(value, first=None):
+    """Lesson 5's diamond, run to sin, and the Verdict of a guess for sin's step (after
+    a guess ``first`` for it, if given: the second guess then grades the next step)."""
+    diamond = _lesson_view('05_backward_order', 'diamond.predict = True', 'diamond')
+    if first is not None:
+        diamond.guess(first)
+    return diamond.guess(value)
+
+
 N_OUT = checks.COUNT
 
 
@@ -333,6 +412,13 @@ CASES = [
         (lambda: {'x': 2, 'y': 8, 'z': 6}, ['routes']),
         (lambda: {'x': 2, 'y': 5, 'z': 3}, ['routes']),
         (lambda: {'x': 6, 'y': 8, 'z': 0}, ['swaps'])]),
+    ('ex02_view_predictions', _predicted_view, [
+        (lambda: _predicted_view('wrong'), ['multiply swaps', 'fresh score']),
+        (lambda: _predicted_view('skipped'), ['Guess every step', 'fresh score']),
+        (lambda: _predicted_view('partial'), ['Run to end', 'all 8 steps']),
+        (lambda: _predicted_view('unpredicted'), ['turn Predict on']),
+        (lambda: _predicted_view().score, ['Pass the view itself']),
+        (_gates_view, ["neuron's view"])]),
     ('ex03_released', lambda: {'h', 'loss'}, [
         (lambda: {'x', 'h', 'loss'}, ['Leaves']),
         (lambda: {'h'}, ['the output included']),
@@ -361,6 +447,13 @@ CASES = [
         (lambda: np.cos(1.0), ['through exp']),
         (lambda: np.exp(1.0) * np.cos(1.0), ['add up']),
         (lambda: 2 * (np.exp(1.0) + np.cos(1.0)), ['x.grad'])]),
+    ('ex05_run_to', lambda: _diamond_guess(np.cos(1.0)), [
+        (lambda: _diamond_guess(np.exp(1.0) + np.cos(1.0)), ['only its own part']),
+        (lambda: _diamond_guess(np.sin(1.0)), ['the value']),
+        (lambda: _diamond_guess(np.exp(1.0)), ['what exp sent']),
+        (lambda: _diamond_guess(1.0), ['local derivative']),
+        (lambda: _diamond_guess(np.cos(1.0), first=np.cos(1.0)), ['one step']),
+        (lambda: np.cos(1.0), ['diamond.guess'])]),
     ('ex06_no_double', lambda: None, [
         (lambda: 18.0, ['WITH enable_double_backprop']),
         (lambda: 0, ['None, not 0']),
@@ -753,6 +846,57 @@ def test_lesson_2_hand_computation_equals_the_engine(monkeypatch):
         {'x': float(ns['x'].grad), 'y': float(ns['y'].grad), 'z': float(ns['z'].grad)})
 
 
+def test_view_predictions_by_hand_are_the_engines_backward():
+    # the view grades against the engine's own backward: all 8 steps right with the
+    # values computed by hand, and the inputs then hold the hand-computed gradients
+    view = _predicted_view()
+    assert (view.score.right, view.score.wrong, view.score.skipped) == (8, 0, 0)
+    assert view.status['done'] and view.status['total'] == checks.NEURON_STEPS
+
+
+def test_view_predictions_unfinished_is_not_done_yet():
+    fb = checks.ex02_view_predictions(_predicted_view('unfinished'))
+    assert fb.status == 'todo' and '3 step(s) predicted' in fb.message
+    view = _lesson_view('02_chain_rule_by_hand', 'view.predict = True', 'view')
+    assert checks.ex02_view_predictions(view).status == 'todo'   # the untouched view
+    _predicted_view(view=view)
+    view.back()
+    fb = checks.ex02_view_predictions(view)   # looking at the history after Back
+    assert fb.status == 'todo' and 'Run to end' in fb.message
+
+
+def test_view_predictions_reset_and_predict_again_after_a_partial_run():
+    # Reset keeps the score (right answers stay right): a partial run, Reset, then all
+    # eight steps predicted is a complete prediction
+    view = _predicted_view('partial')
+    rejected(checks.ex02_view_predictions(view), 'all 8 steps')
+    view.reset()
+    _predicted_view(view=view)
+    accepted(checks.ex02_view_predictions(view))
+    assert view.score.right == 8 + 3
+
+
+def test_lesson_2_the_view_drove_the_engine_to_the_hand_values(monkeypatch):
+    monkeypatch.setattr(checks, 'STRICT', True)  # the reference predictions must pass
+    ns = run_lesson('02_chain_rule_by_hand', upto='named[name].grad')
+    assert set(ns['named']) == {*checks.NEURON, 'a', 'b', 's', 'z', 'u', 'e', 'd', 'f'}
+    for name in checks.NEURON:
+        assert float(ns['named'][name].grad) == pytest.approx(HAND[name]), name
+
+
+def test_lesson_5_run_to_stops_with_sin_next_after_exp():
+    ns = run_lesson('05_backward_order', upto='diamond.predict = True', keep_views=True)
+    diamond = ns['diamond']
+    _VIEWS.append(diamond)
+    assert diamond.next_targets() == ['h']
+    assert diamond.name_of(ns['q'].creator) == 'f3'     # "the name drawn on sin's box"
+    assert diamond.name_of(ns['p'].creator) == 'f2'
+    assert diamond.status['text'] == 'Step 2 of 4: next f3 (sin).'
+    ns = run_lesson('05_backward_order')
+    assert float(ns['h'].grad) == pytest.approx(np.exp(1.0) + np.cos(1.0), rel=1e-6)
+    assert ns['diamond'].score.right == 1 and ns['sin_step'].right
+
+
 def test_lesson_1_float32_and_float64_central_differences():
     ns = run_lesson('01_variables_and_derivatives', upto='error in float64')
     steps = [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7]
@@ -885,7 +1029,8 @@ def _predictions(path: Path) -> list[dict]:
 #: The exercises that ask for a prediction before the answer is on screen, per lesson.
 PREDICTIONS = {
     'ex01_accumulate', 'ex02_forward', 'ex02_dz', 'ex02_input_grads', 'ex02_gates',
-    'ex03_released', 'ex04_weighted', 'ex05_ranks', 'ex05_accumulated', 'ex06_no_double',
+    'ex02_view_predictions', 'ex03_released', 'ex04_weighted', 'ex05_ranks',
+    'ex05_accumulated', 'ex05_run_to', 'ex06_no_double',
     'ex07_predict', 'ex07_vanishing', 'ex07_clip_step', 'ex08_recorded', 'ex09_lr_ranking',
     'ex10_zero_in_float16', 'ex11_stays_on_gpu', 'ex12_slope', 'ex13_shapes', 'ex13_count',
 }
