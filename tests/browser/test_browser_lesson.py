@@ -1,14 +1,18 @@
 """Lesson 1 in JupyterLab: run it as a student would, then step its graph view's backward.
 
-The lesson is copied (with checks.py beside it) into the temp root, run top to bottom, and
-its first graph view is reset and stepped with the Step button until done. Every variable
-whose node shows a grad is then clicked: the inspect panel's grad must equal the grad of
-``view.selected`` in the kernel (where the Variable still lives).
+The notebook is copied alone into the temp root, as ``autograd-lab lessons`` copies it for a
+student: it imports its checkers from the installed package (``autograd_lab_lessons``), not
+from a file beside it. It is run top to bottom, and its first graph view is reset and
+stepped with the Step button until done. What the lesson tells the student about the view
+must then be on screen: each control it names in bold is a button of the toolbar, and the
+status line says *Backward finished*. Every variable whose node shows a grad is then
+clicked: the inspect panel's grad must equal the grad of ``view.selected`` in the kernel
+(where the Variable still lives).
 """
 
 from __future__ import annotations
 
-import shutil
+import re
 from pathlib import Path
 
 import jupyter_harness as jh
@@ -30,15 +34,24 @@ def first_lesson() -> Path | None:
     return found[0] if found else None
 
 
+def bold_words_about_the_view() -> list[str]:
+    """What lesson 1's section on the graph view sets in bold: the controls it tells the
+    student to press, the marks on the graph, the parts of the side panel."""
+    text = (LESSONS / 'source' / '01_variables_and_derivatives.md').read_text(encoding='utf-8')
+    section = text[text.index('## See the graph'):text.index('## Summary')]
+    prose = re.sub(r'`[^`\n]*`', '', re.sub(r'```.*?```', '', section, flags=re.S))
+    return re.findall(r'\*\*([^*\n]+)\*\*', prose)
+
+
 @pytest.mark.skipif(first_lesson() is None, reason='no lessons/01*.ipynb yet')
 def test_lesson_one_steps_in_lab(page, lab_server, notebook_root):
     folder = notebook_root / 'lessons'
     folder.mkdir(exist_ok=True)
-    for helper in LESSONS.glob('*.py'):  # checks.py and friends, imported by the lesson
-        shutil.copy(helper, folder / helper.name)
     nb, probe_dir = jh.copy_notebook(first_lesson(), folder)
+    assert not list(folder.glob('*.py')), 'the lesson must run without files beside it'
     probe = jh.Probe(probe_dir)
     jh.open_in_lab(page, lab_server, nb, probe, timeout=120)
+    assert probe.eval('checks.__name__') == 'autograd_lab_lessons.checks'
     views = probe.eval("[k for k, v in globals().items() if type(v).__name__ == 'GraphView' "
                        "and not k.startswith('_')]")
     assert views, 'lesson 1 shows no GraphView'
@@ -50,6 +63,22 @@ def test_lesson_one_steps_in_lab(page, lab_server, notebook_root):
     expect(widget.locator('.agl-counter')).to_have_attribute('data-step', '0')
     assert step_until_done(widget) >= 1
     jh.screenshot(page, 'lesson01-stepped')
+
+    # What the lesson says about the view is what the student sees.
+    expect(widget.locator('.agl-status')).to_contain_text('Backward finished')
+    named = bold_words_about_the_view()
+    assert {'Step', 'Back', 'Reset', 'Run to end', 'step ledger'} <= set(named), named
+    texts = [t for v in pc.node_texts(widget).values() for t in v['cells'].values()]
+    for word in named:
+        if word == 'step ledger':
+            expect(widget.locator('.agl-ledger')).to_be_visible()
+        elif word == '\u25b6':  # "runs next": nothing is next once backward is done
+            assert word not in texts
+        elif word == '\u2713':  # "ran": every function, once backward is done
+            assert texts.count(word) == 4, texts
+        else:
+            button = widget.locator('.agl-toolbar button', has_text=word)
+            expect(button.first).to_be_visible()
 
     compared = []
     shown_grads = {k: v['cells']['grad'] for k, v in pc.node_texts(widget).items()
