@@ -308,9 +308,7 @@ def close_views():
 
 def _lesson_view(stem: str, upto: str, name: str):
     """The view ``name`` of a lesson, run up to the cell that contains ``upto``."""
-    namespace = run_lesson(stem, upto=upto, keep_views=True)
-    _LESSON_NAMESPACES.append(namespace)
-    _VIEWS.append(namespace[name])
+    namespace, _ = _lesson_views(stem, upto)
     return namespace[name]
 
 
@@ -795,7 +793,8 @@ def run_lesson(stem: str, upto: str | None = None, keep_views: bool = False) -> 
     in one namespace (up to the cell that contains ``upto``); returns the namespace.
 
     The graph views the lesson opens are closed afterwards (they follow the engine's
-    events while open), unless ``keep_views``.
+    events while open), unless ``keep_views``: then they are also listed, in the order
+    the lesson made them, under ``'_lesson_views'`` in the namespace.
     """
     import matplotlib
     matplotlib.use('Agg')
@@ -829,7 +828,107 @@ def run_lesson(stem: str, upto: str | None = None, keep_views: bool = False) -> 
     finally:
         for view in [] if keep_views else views:
             view.close()
+    if keep_views:
+        namespace['_lesson_views'] = views
     return namespace
+
+
+def _lesson_views(stem: str, upto: str | None = None) -> tuple[dict, list]:
+    """A lesson's namespace and its views, kept open (and alive) until the test ends."""
+    namespace = run_lesson(stem, upto=upto, keep_views=True)
+    _LESSON_NAMESPACES.append(namespace)
+    _VIEWS.extend(namespace['_lesson_views'])
+    return namespace, namespace['_lesson_views']
+
+
+def _cells(view, part: str = 'text') -> dict:
+    """What each drawn node says ({name or function name: {cell: text}}), or with
+    ``part='cell'`` the state of its cells ('none', 'fresh', 'freed')."""
+    return {v['text'].get('name') or v['text']['fid']: v.get(part, {})
+            for v in view.nodes.values()}
+
+
+def _ledger(view) -> dict:
+    """The step ledger by section title: {title: {row key: row text}, ...} (+ 'why')."""
+    return {s['title']: {**{r['k']: r['v'] for r in s['rows']}, 'why': s.get('why', '')}
+            for s in view.ledger['sections']}
+
+
+# ---- what the lessons say about the graph view is what it shows ------------------------
+
+def test_lesson_1_view_as_described():
+    ns, (view,) = _lesson_views('01_variables_and_derivatives', upto='view = GraphView(y)')
+    cells = _cells(view)
+    assert {'x', 'y', 'v2', 'v3', 'f1', 'f2', 'f3', 'f4'} <= set(cells)
+    assert cells['x']['grad'] == '\u2014' and cells['f1']['op'] == '_ ** 2'
+    assert cells['f4']['mark'] == '\u25b6'                        # runs next
+    with warnings.catch_warnings():  # y has shape (1,): the lesson silences this warning
+        warnings.simplefilter('ignore', DeprecationWarning)
+        view.step()
+        assert _cells(view)['f4']['mark'] == '\u2713'             # ran
+        assert view.status['text'].startswith('Step 1 of 4')
+        assert _ledger(view)['Just ran: f4 (_ + 1)']['why']       # "Why this function now?"
+        view.run()
+    assert view.status['text'].startswith('Backward finished')
+    assert ns['x'].grad.tolist() == [8.0]     # "x.grad holds the same 8 as before"
+
+
+def test_lesson_2_view_as_described():
+    _, views = _lesson_views('02_chain_rule_by_hand', upto='view.predict = True')
+    view, = views
+    cells = _cells(view)
+    assert {f'f{k}' for k in range(1, 9)} <= set(cells)
+    assert '__neg__' in {c.get('op') for c in cells.values()}
+    assert view.status['predict'] and view.next_targets() == ['d']
+    question, = _ledger(view).items()        # in predict mode only the next step, first
+    assert question[0] == 'Next: f8 (1 / _)' and question[1]['grad in'] == 'f: 1.0'
+    assert question[1]['d'].endswith('?')
+
+
+def test_lesson_3_view_as_described():
+    _, (plain, retained) = _lesson_views('03_retain_grad')
+    for view in (plain, retained):
+        view.run()
+    freed = {name for name, c in _cells(plain, 'cell').items() if c.get('grad') == 'freed'}
+    variables = {name for name in _cells(plain) if not name.startswith('f')}
+    assert freed == variables - {'x'} and 'h' in freed   # "every other grad", not x's
+    assert not any(c.get('grad') == 'freed' for c in _cells(retained, 'cell').values())
+    plain.select('h')
+    assert 'released by the engine once used' in dict(
+        (row[0], row[1]) for row in plain.panel['main'])['grad']
+
+
+def test_lesson_5_run_to_stops_with_sin_next_after_exp():
+    ns, (diamond,) = _lesson_views('05_backward_order', upto='diamond.predict = True')
+    assert diamond.next_targets() == ['h']
+    assert diamond.name_of(ns['q'].creator) == 'f3'     # "the name drawn on sin's box"
+    assert diamond.name_of(ns['p'].creator) == 'f2'
+    assert diamond.status['text'] == 'Step 2 of 4: next f3 (sin).'
+    ledger = _ledger(diamond)
+    assert ledger['Just ran: f2 (exp)']['h'] == '1.0 \u00d7 2.718 = 2.718'
+    assert 'Waiting: f3, f1' in ledger['Next: f3 (sin)']['why']
+    ns = run_lesson('05_backward_order')
+    assert float(ns['h'].grad) == pytest.approx(np.exp(1.0) + np.cos(1.0), rel=1e-6)
+    assert ns['diamond'].score.right == 1 and ns['sin_step'].right
+
+
+def test_lesson_6_7_9_11_12_views_as_described():
+    _, (view,) = _lesson_views('06_higher_order', upto='view.run()')
+    assert view.orders == [0, 1] and 'dashed' in view.to_dot()
+    _, views = _lesson_views('07_cutting_the_graph', upto='view.unchain(a')
+    assert views[-1].status['total'] == 2                 # "only sin and the multiply"
+    assert 'class="edge-cut"' in views[-1].to_dot()
+    _, views = _lesson_views('09_links_and_optimizers', upto='links=model')
+    view = views[-1]
+    assert '2 Links collapsed' in view.status['note']
+    view.step()
+    assert 'Next: f3 (LinearFunction)' in _ledger(view)
+    _, (view,) = _lesson_views('11_devices', upto='view = GraphView')
+    assert view.gpu_available == backend.cuda_available()
+    assert view.gpu_reason == (backend.gpu_unavailable_reason() or '')
+    _, (view,) = _lesson_views('12_custom_function_node', upto='GraphView(F.sum(y))')
+    view.run()
+    assert _ledger(view)['Just ran: f1 (Cube)']['rule'] == 'Cube: see its backward()'
 
 
 def test_lesson_2_hand_computation_equals_the_engine(monkeypatch):
@@ -882,19 +981,6 @@ def test_lesson_2_the_view_drove_the_engine_to_the_hand_values(monkeypatch):
     assert set(ns['named']) == {*checks.NEURON, 'a', 'b', 's', 'z', 'u', 'e', 'd', 'f'}
     for name in checks.NEURON:
         assert float(ns['named'][name].grad) == pytest.approx(HAND[name]), name
-
-
-def test_lesson_5_run_to_stops_with_sin_next_after_exp():
-    ns = run_lesson('05_backward_order', upto='diamond.predict = True', keep_views=True)
-    diamond = ns['diamond']
-    _VIEWS.append(diamond)
-    assert diamond.next_targets() == ['h']
-    assert diamond.name_of(ns['q'].creator) == 'f3'     # "the name drawn on sin's box"
-    assert diamond.name_of(ns['p'].creator) == 'f2'
-    assert diamond.status['text'] == 'Step 2 of 4: next f3 (sin).'
-    ns = run_lesson('05_backward_order')
-    assert float(ns['h'].grad) == pytest.approx(np.exp(1.0) + np.cos(1.0), rel=1e-6)
-    assert ns['diamond'].score.right == 1 and ns['sin_step'].right
 
 
 def test_lesson_1_float32_and_float64_central_differences():
