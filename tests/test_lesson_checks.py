@@ -870,6 +870,8 @@ def test_lesson_1_view_as_described():
         assert _ledger(view)['Just ran: f4 (_ + 1)']['why']       # "Why this function now?"
         view.run()
     assert view.status['text'].startswith('Backward finished')
+    last, = _ledger(view).values()
+    assert last['x.grad'].startswith('[10.0] + [\u22122.0] = [8.0]')   # "adds them up"
     assert ns['x'].grad.tolist() == [8.0]     # "x.grad holds the same 8 as before"
 
 
