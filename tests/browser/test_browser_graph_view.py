@@ -140,6 +140,19 @@ def open_menu(widget) -> None:
     expect(widget.locator('.agl-menu-panel')).to_be_visible()
 
 
+def assert_one_graph_per_view(page, views: int) -> None:
+    """Each displayed view made two outputs, the live widget and a static picture for
+    saved notebooks (autograd_lab_widget.picture); where the widget draws, the picture
+    is in the page but hidden: exactly one graph per view is visible."""
+    copies = page.locator('.agl-static')
+    expect(copies).to_have_count(views)  # the front end rendered the static outputs too
+    for k in range(views):
+        expect(copies.nth(k)).to_be_hidden()
+    assert copies.first.locator('svg g.node').count() > 0  # a real picture, only hidden
+    shown = page.locator('svg.agl-canvas:visible, .agl-static svg:visible')
+    expect(shown).to_have_count(views)
+
+
 def assert_legible(widget, least: float, what: str) -> list[dict]:
     items = pc.texts(widget)
     assert items, f'{what}: no text drawn'
@@ -234,6 +247,7 @@ def test_a_graph_a_class_can_read(front_end, page, notebook_root):
         opener(page, server, nb, probe)
     widget, double, gview, chain = (jh.wait_widget_ready(page, index=i) for i in range(4))
     jh.screenshot(page, f'{name}-1-rendered')
+    assert_one_graph_per_view(page, 4)
     ids = probe.eval('_ids(view)')
     x_id = ids['x']
 

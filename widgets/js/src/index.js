@@ -75,7 +75,18 @@ function render({ model, el: host }) {
   graphBox.appendChild(zoomBar);
   side.append(status, ledgerBox, inspect);
   stage.append(graphBox, side);
-  root.append(style, tools.bar, stage, legend());
+  // Where this widget draws, the static picture Python put after it for saved notebooks
+  // (an output carrying the same static_key) is hidden: one graph on screen, not two.
+  // A <style> in the page applies page-wide; it leaves with the widget.
+  const hideStatic = el('style');
+  const syncStaticKey = () => {
+    const key = String(model.get('static_key') || '').replace(/[^0-9a-f]/g, '');
+    const copy = `[data-agl-static="${key}"]`;
+    hideStatic.textContent = key ? `${copy}, .jp-OutputArea-child:has(${copy}) `
+      + '{ display: none !important; }' : '';
+  };
+  syncStaticKey();
+  root.append(style, hideStatic, tools.bar, stage, legend());
   host.appendChild(root);
 
   const send = (msg) => model.send(msg);
@@ -215,7 +226,8 @@ function render({ model, el: host }) {
     ['change:ledger', syncStatus], ['change:panel', syncPanel],
     ['change:gpu_available', syncDevice], ['change:gpu_reason', syncDevice],
     ['change:device', syncDevice], ['change:options', syncOptions], ['change:orders', syncOptions],
-    ['change:height', syncHeight], ['msg:custom', onCustom],
+    ['change:height', syncHeight], ['change:static_key', syncStaticKey],
+    ['msg:custom', onCustom],
   ];
   for (const [name, fn] of handlers) model.on(name, fn);
   syncHeight();
