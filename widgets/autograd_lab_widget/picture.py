@@ -26,7 +26,7 @@ True
 >>> pic.caption
 'Press Step to run backward from v5, one function at a time (4 steps).'
 >>> sorted(pic.mimebundle())
-['image/svg+xml', 'text/html', 'text/plain']
+['text/html', 'text/plain']
 >>> model.close()
 """
 
@@ -65,6 +65,9 @@ _SAFE_VALUE = re.compile(r'[#\w\s.,%()+-]*')  # colours, numbers, names, transfo
 # characters XML 1.0 forbids: never written, whatever the renderer emitted
 _NOT_XML = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]')
 _OUTLINES = {'hl-next': '#D55E00', 'hl-selected': '#000000'}
+# Set once on the <svg> (every text inherits them) rather than on each of its texts.
+_INHERITED = {'font-family': 'Courier,monospace', 'font-size': '14.00',
+              'xml:space': 'preserve'}
 _CAPTION_PX = 13
 _CAPTION_LINE = 18
 
@@ -103,10 +106,9 @@ class _Writer:
         if tag not in _ELEMENTS:
             return
         attrs = {k: v for k, v in el.attrib.items()
-                 if k in _ATTRIBUTES and _SAFE_VALUE.fullmatch(v)}
+                 if k in _ATTRIBUTES and _SAFE_VALUE.fullmatch(v)
+                 and _INHERITED.get(k) != v and not (k == 'stroke' and v == 'none')}
         attrs.update(extra or {})
-        if tag == 'text':
-            attrs['xml:space'] = 'preserve'
         self.out.append(f'<{tag}' + ''.join(f' {k}="{_text(v)}"' for k, v in attrs.items())
                         + '>')
         classes = el.get('class', '').split()
@@ -170,9 +172,12 @@ class Picture:
     def html(self) -> str:
         """The picture as an HTML fragment: the SVG, the caption and the kernel note."""
         key = f' {KEY_ATTR}="{_text(self.key)}"' if self.key else ''
+        # font-size 0 around the SVG: its texts keep their own size, but where a sanitizer
+        # strips the SVG's elements (JupyterLab, for an untrusted notebook) their loose
+        # texts are not shown as a jumble: only the caption remains
         return (f'<div class="agl-static"{key} role="figure" aria-label="'
                 f'{_text("computational graph: " + self.caption)}">'
-                f'<div style="overflow-x:auto">{self.svg}</div>'
+                f'<div style="overflow-x:auto;font-size:0;line-height:0">{self.svg}</div>'
                 '<p style="margin:4px 0 0;font:13px/1.4 system-ui,sans-serif;color:#555">'
                 f'{_text(self.caption)} <em>{_text(KERNEL_NOTE)}</em></p></div>')
 
@@ -191,9 +196,10 @@ class Picture:
                 f'<rect width="{wide:g}" height="{tall:g}" fill="#ffffff"/>{inner}{texts}</svg>')
 
     def mimebundle(self) -> dict[str, str]:
-        """The output: HTML (what notebook viewers show), an SVG image, and a line of text."""
-        return {'text/html': self.html(), 'image/svg+xml': self.standalone_svg(),
-                'text/plain': f'[graph picture] {self.caption}'}
+        """The output: HTML (what notebook viewers show) and a line of text.  No second
+        copy as ``image/svg+xml``: every viewer that shows the widget's notebook takes the
+        HTML, and nbconvert's LaTeX/PDF would need Inkscape to convert an SVG."""
+        return {'text/html': self.html(), 'text/plain': f'[graph picture] {self.caption}'}
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
         return self.mimebundle()
@@ -228,9 +234,11 @@ def safe_svg(raw: bytes | str) -> tuple[str, float, float]:
         raise ValueError('the SVG has no viewBox') from error
     writer = _Writer()
     writer.children(root)
+    inherited = ''.join(f' {k}="{v}"' for k, v in _INHERITED.items())
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" height="{height:g}" '
-           f'viewBox="0 0 {width:g} {height:g}" role="img" '
-           'style="max-width:100%;height:auto;background:#ffffff;border-radius:4px">'
+           f'viewBox="0 0 {width:g} {height:g}" role="img"{inherited} '
+           'style="display:block;max-width:100%;height:auto;background:#ffffff;'
+           'border-radius:4px">'
            + ''.join(writer.out) + '</svg>')
     return svg, width, height
 
