@@ -293,6 +293,9 @@ def test_a_graph_a_class_can_read(front_end, page, notebook_root):
     widget, double, gview, chain = (jh.wait_widget_ready(page, index=i) for i in range(4))
     jh.screenshot(page, f'{name}-1-rendered')
     assert_one_graph_per_view(page, 4)
+    for w in (widget, double, gview, chain):  # each knows a kernel follows it
+        expect(w).to_have_attribute('data-agl-kernel', 'live')
+        expect(w.locator('.agl-no-kernel')).to_be_hidden()
     ids = probe.eval('_ids(view)')
     x_id = ids['x']
 

@@ -76,6 +76,8 @@ def test_graph_view_in_marimo(page, marimo_server):
     assert page.locator('.agl-root').count() == 2
     assert page.locator('.agl-static').count() == 0
     assert page.locator('svg.agl-canvas:visible').count() == 2
+    for w in (widget, double):  # marimo's kernel answers the page
+        expect(w).to_have_attribute('data-agl-kernel', 'live')
     ids = probe.eval('{n: i for i, n in view.model.names.table(view.model.live.model).items()}')
     # the session log of values runs in marimo too: intermediates show their values
     cells = pc.node_texts(widget)

@@ -9,6 +9,8 @@ view, legible (14 px text), and say that stepping needs a running kernel.
 from __future__ import annotations
 
 import jupyter_harness as jh
+import page_checks as pc
+import pytest
 from saved_notebooks import LESSON_ONE, executed_and_converted  # tests/ is on sys.path
 
 try:
@@ -17,9 +19,18 @@ except ImportError:  # conftest skips these tests then (or fails them in CI) wit
     expect = None
 
 
-def test_a_converted_lesson_shows_its_graph_offline(page, tmp_path):
-    executed_and_converted(LESSON_ONE, tmp_path)
-    html = tmp_path / LESSON_ONE.with_suffix('.html').name
+@pytest.fixture(scope='module')
+def saved(notebook_root):
+    """Lesson 1 executed and converted once for this module, in the served folder."""
+    folder = notebook_root / 'saved'
+    folder.mkdir(exist_ok=True)
+    nb, _ = executed_and_converted(LESSON_ONE, folder)
+    return folder, nb
+
+
+def test_a_converted_lesson_shows_its_graph_offline(page, saved):
+    folder, _ = saved
+    html = folder / LESSON_ONE.with_suffix('.html').name
     fetched = []
 
     def offline(route):
@@ -47,3 +58,70 @@ def test_a_converted_lesson_shows_its_graph_offline(page, tmp_path):
     pictures.first.scroll_into_view_if_needed()
     pictures.first.screenshot(path=str(jh.ARTIFACTS / 'saved-lesson01-offline.png'))
     assert not jh.widget_page_errors(page.agl_errors), page.agl_errors
+
+
+def test_a_saved_lesson_reopened_in_lab(page, lab_server, saved):
+    """Lesson 1 saved with its outputs and opened again in JupyterLab, its cells not run:
+
+    * trusted (signed by this user) and saved with its widget state (as nbclient and
+      ``nbconvert --execute`` save it): Lab draws the widget from that state, but no
+      kernel follows it: the view says so, and the static picture stays hidden;
+    * trusted, saved without widget state (Lab's default): Lab's "model not found" for
+      the widget, then the static picture;
+    * not trusted (someone else's notebook): Lab neither restores widgets nor shows SVG
+      (its sanitizer removes it, and the loose texts stay invisible): the text line and
+      the caption, which says to run the notebook.
+    """
+    import copy
+
+    import nbformat
+    from nbformat.sign import NotebookNotary
+
+    folder, executed = saved
+    notary = NotebookNotary(data_dir=str(lab_server.home / 'data'))  # the server's secret
+    stateless = copy.deepcopy(executed)
+    stateless.metadata.pop('widgets')
+    untrusted = copy.deepcopy(executed)
+    untrusted.metadata['agl_copy'] = 'from someone else'  # not the content signed below
+    for name, nb, sign in (('state', executed, True), ('trusted', stateless, True),
+                           ('untrusted', untrusted, False)):
+        if sign:
+            notary.sign(nb)
+        nbformat.write(nb, folder / f'{name}.ipynb')
+    for name in ('state', 'trusted', 'untrusted'):
+        page.goto(lab_server.url(f'lab/workspaces/{name}/tree/saved/{name}.ipynb?reset'))
+        still = page.locator('.agl-static')
+        expect(still).to_have_count(1, timeout=60_000)
+        if name == 'state':
+            widget = jh.wait_widget_ready(page)
+            expect(widget).to_have_attribute('data-agl-kernel', 'silent', timeout=20_000)
+            expect(widget.locator('.agl-no-kernel')).to_be_visible()
+            expect(widget.locator('.agl-no-kernel')).to_contain_text(
+                'No kernel answers this view yet')
+            expect(still).to_be_hidden()
+            assert page.locator('svg:visible g.node').count() == 9  # one graph
+            # every text in its own cell, though the saved state has its keys sorted
+            cells = {v['cells'].get('name') or v['cells'].get('fid'): v['cells']
+                     for v in pc.node_texts(widget).values()}
+            assert cells['x'] == {'name': 'x', 'data': '[5.0]', 'gcap': 'grad', 'grad': '—'}
+            assert cells['f1'] == {'fid': 'f1', 'op': '_ ** 2', 'mark': ' '}
+            widget.screenshot(path=str(jh.ARTIFACTS / 'saved-lesson01-lab-state.png'))
+            continue
+        still.scroll_into_view_if_needed()
+        assert page.locator('.agl-root').count() == 0  # no model to draw: no widget
+        widget_output = page.locator('.jp-OutputArea-child', has=still).locator(
+            'xpath=preceding-sibling::*[1]')
+        # Lab's own words where it restored widgets (trusted), else the output's text
+        expect(widget_output).to_contain_text('model not found' if name == 'trusted'
+                                              else 'GraphView: the live graph')
+        expect(still).to_contain_text('need a running kernel')
+        if name == 'trusted':
+            expect(still.locator('svg')).to_be_visible()
+            assert still.locator('svg g.node').count() == 9
+        else:
+            assert still.locator('svg').count() == 0  # sanitized away
+            sizes = still.evaluate("""(el) => Array.from(el.querySelectorAll('div'))
+                .filter((d) => d.querySelector('p') === null && d.textContent.includes('x'))
+                .map((d) => parseFloat(getComputedStyle(d).fontSize))""")
+            assert sizes and max(sizes) == 0, sizes  # the SVG's loose texts are not shown
+        still.screenshot(path=str(jh.ARTIFACTS / f'saved-lesson01-lab-{name}.png'))

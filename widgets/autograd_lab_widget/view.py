@@ -341,7 +341,9 @@ class GraphView(anywidget.AnyWidget):
             self.refresh()
 
     def _dispatch(self, kind: str, payload: Any) -> None:
-        if kind == 'select':
+        if kind == 'hello':  # a page drawing this view: answer that this kernel follows it
+            self.send({'type': 'hello'})
+        elif kind == 'select':
             self.select(payload)
         elif kind == 'expand':
             shown = self._shown or self._model.live.model
@@ -491,7 +493,12 @@ class GraphView(anywidget.AnyWidget):
             data = {**data, 'text/plain': 'GraphView: the live graph (it needs a running '
                                           'kernel); a static picture follows.'}
             display(data, metadata=metadata, raw=True)
-        display(self._picture(self.static_key if live else '').mimebundle(), raw=True)
+        try:
+            still = self._picture(self.static_key if live else '')
+        except Exception as error:  # the live view matters more than its saved copy
+            logger.warning('no static picture of the graph: %s', error)
+            return
+        display(still.mimebundle(), raw=True)
 
     def _picture(self, key: str) -> picture.Picture:
         return picture.picture(self._model, dict(self.options), key=key)
