@@ -125,3 +125,33 @@ def test_a_saved_lesson_reopened_in_lab(page, lab_server, saved):
                 .map((d) => parseFloat(getComputedStyle(d).fontSize))""")
             assert sizes and max(sizes) == 0, sizes  # the SVG's loose texts are not shown
         still.screenshot(path=str(jh.ARTIFACTS / f'saved-lesson01-lab-{name}.png'))
+
+
+def test_the_html_replay_steps_offline_and_needs_no_kernel(page, tmp_path):
+    """``view.to_html(path)``: one file that steps through the history in the browser with
+    no kernel and no network; the page itself answers the view's 'hello', so it never
+    says that no kernel answers."""
+    import numpy as np
+
+    import autograd_lab as chainer
+    from autograd_lab_widget import GraphView
+
+    x = chainer.Variable(np.array(5.0, np.float32), name='x')
+    y = x ** 2 - 2 * x + 1
+    view = GraphView(y)
+    view.run()
+    path = view.to_html(tmp_path / 'replay.html')
+    view.close()
+    page.route('**/*', lambda route: route.continue_() if route.request.url.startswith(
+        'file:') else route.abort())
+    page.goto(path.as_uri())
+    widget = jh.wait_widget_ready(page)
+    expect(widget).to_have_attribute('data-agl-kernel', 'live')
+    counter = widget.locator('.agl-counter')
+    expect(counter).to_contain_text('Step 0 of 4')
+    widget.locator('button[data-action="step"]').click()
+    expect(counter).to_contain_text('Step 1 of 4')
+    page.wait_for_timeout(4500)  # past the wait for an answer: none is missing
+    expect(widget.locator('.agl-no-kernel')).to_be_hidden()
+    assert page.locator('svg:visible g.node').count() == 9
+    assert not jh.widget_page_errors(page.agl_errors), page.agl_errors
