@@ -46,7 +46,7 @@ def test_a_converted_lesson_shows_its_graph_offline(page, saved):
     expect(pictures.first).to_be_visible()
     graph = pictures.first.locator('svg')
     expect(graph).to_be_visible()
-    assert graph.locator('g.node').count() == 9  # x, v2..v5 and four functions
+    assert graph.locator('g.node').count() == 9  # five variables and four functions
     expect(pictures.first).to_contain_text('need a running kernel')
     # exactly one graph on screen: no widget drew (its scripts are on a CDN)
     assert page.locator('svg:visible g.node').count() == 9
