@@ -354,6 +354,8 @@ def _(GraphView, Variable, np):
 def _(mo):
     read = mo.ui.button(label='Read x.grad now')
     mo.md(f"""
+    Watch the last step: `x` is used twice (by `x**2` and by `2*x`), so its gradient
+    arrives in two parts, and the ledger adds them up: `x.grad [10.0] + [−2.0] = [8.0]`.
     The view drives the engine's own backward, so once the status line says backward
     is finished, `x.grad` holds the same 8 as before (it is `None` until then).
     {read}
