@@ -452,6 +452,65 @@ def ex02_input_grads(grads: Any) -> Feedback:
                    'multiply then scales it, by x0 for w0 and by w0 for x0.')])
 
 
+#: Steps of the neuron's backward in the view: 1/d, 1+e, exp, negation, the two adds
+#: (z = s + w2, s = a + b) and the two multiplies.
+NEURON_STEPS = 8
+
+_FRESH_SCORE = ('run the cell that makes the view again (a new view starts a fresh score), '
+                'and predict every step')
+
+
+def ex02_view_predictions(view: Any) -> Feedback:
+    """The neuron's whole backward predicted in the graph view's graded predict mode.
+
+    Reads what the view counted: ``view.score`` (steps guessed right, wrong, and revealed
+    without a guess) and ``view.status`` (how many steps the graph has, whether backward
+    is finished).  Steps run by Run to end or Run to here are not graded, so they do not
+    count as predicted.
+    """
+    exercise = 'ex02_view_predictions'
+    if view is ...:
+        return _todo(exercise, 'the view')
+    score, status = getattr(view, 'score', None), getattr(view, 'status', None)
+    if not all(hasattr(score, k) for k in ('right', 'wrong', 'skipped')) \
+            or not isinstance(status, Mapping):
+        return _wrong(exercise, f'got {type(view).__name__}, not the graph view.',
+                      'Pass the view itself: checks.ex02_view_predictions(view).')
+    steps = status.get('total')
+    if steps != NEURON_STEPS:
+        return _wrong(exercise, f"this view's backward has {steps} steps; the neuron's has "
+                      f'{NEURON_STEPS}.',
+                      "Pass the neuron's view: the one made from named['f'] above.")
+    if score.skipped:
+        return _wrong(exercise, f'{score}: {score.skipped} step(s) ran with Step, which shows '
+                      'the answer without asking.',
+                      'Guess every step: type the grads in the boxes under "Next" and press '
+                      f'Check. To start over, {_FRESH_SCORE}.')
+    if score.wrong:
+        return _wrong(exercise, f'{score}: {score.wrong} step(s) predicted wrong.',
+                      'The ledger showed the true values: compare them with your answers to '
+                      '2.2 and 2.3 (add passes its gradient on unchanged, a multiply swaps, '
+                      f'the negation flips the sign). Then {_FRESH_SCORE}.')
+    if not status.get('live', True):
+        return _verdict(exercise, 'todo', 'not done yet: the view shows an earlier step '
+                        '(after Back); press Run to end to come back to now.')
+    if not status.get('done'):
+        return _verdict(exercise, 'todo', f'not done yet: {score.right} step(s) predicted; '
+                        'predict in the view above (the boxes under "Next", then Check) until '
+                        'it says backward is finished.')
+    if score.right == 0:
+        return _wrong(exercise, 'backward ran without a single prediction.',
+                      'Step with Predict off, Run to end and Run to here run steps without '
+                      'asking. Press Reset, turn Predict on, and answer each step in the '
+                      'boxes under "Next".')
+    if score.right < NEURON_STEPS:
+        return _wrong(exercise, f'only {score.right} of the {NEURON_STEPS} steps were '
+                      'predicted; the others ran without a guess.',
+                      'Steps run by Run to end, Run to here, or Step with Predict off are not '
+                      f'graded. Press Reset and predict all {NEURON_STEPS} steps.')
+    return _ok(exercise, f'{score}: you predicted every step of the backward pass.')
+
+
 #: The gate-pattern graph of lesson 2: f = (x + y) * max(y, z) at these inputs.
 GATES = {'x': 4.0, 'y': 2.0, 'z': -1.0}
 
@@ -603,6 +662,40 @@ def ex05_accumulated(grad: Any) -> Feedback:
                                'multiplying is for steps along one path.'),
                               (2 * (np.exp(h) + np.cos(h)), 'That is x.grad (times dh/dx = '
                                '2); the question asks for h.grad.')])
+
+
+def ex05_run_to(verdict: Any) -> Feedback:
+    """The view's Verdict on a guess for the sin step of the diamond, made after Run to
+    here stopped backward with sin next: sin sends h only its own part, cos(h) times 1."""
+    exercise = 'ex05_run_to'
+    if verdict is ...:
+        return _todo(exercise, 'what diamond.guess(your prediction) returns')
+    graded = getattr(verdict, 'checks', None)
+    if not hasattr(verdict, 'right') or not isinstance(graded, tuple):
+        return _wrong(exercise, f'got {type(verdict).__name__}, not the verdict of a guess.',
+                      'Keep what the view returns: sin_step = diamond.guess(your prediction).')
+    h = 1.0
+    targets = [name for name, *_ in graded]
+    truth = _as_array(graded[0][2]) if len(graded) == 1 else None
+    if targets != ['h'] or truth is None or not _close(truth.ravel(), [np.cos(h)], 1e-3, 1e-6):
+        return _wrong(exercise, f'this guess graded a step that sends grads to '
+                      f'{", ".join(targets) or "nothing"}, not the sin step.',
+                      'Each guess runs one step. Run the cell that makes the diamond again '
+                      '(it stops with sin next), then this cell once.')
+    if verdict.right:
+        return _ok(exercise, f'{verdict} (sin sends cos(h) times the 1 that came from p + q).')
+    said = _as_array(graded[0][1])
+    mistakes = [(np.exp(h) + np.cos(h), 'That is h.grad once both steps have run; the sin '
+                 'step sends only its own part, cos(h) times the incoming 1.'),
+                (np.sin(h), 'That is sin(h), the value; the step sends the derivative, '
+                 'cos(h), times the incoming 1.'),
+                (np.exp(h), 'That is what exp sent to h (exp(h) = e); sin sends its own '
+                 'part, cos(h) times the incoming 1.')]
+    for wrong_value, hint in mistakes:
+        if said is not None and said.size == 1 and _matches(said, wrong_value, 1e-2, 5e-3):
+            return _wrong(exercise, str(verdict), hint)
+    return _wrong(exercise, str(verdict), 'The sin step sends the incoming gradient (1, from '
+                  'p + q) times its local derivative, cos(h), at h = 1.')
 
 
 # ---- lesson 6: higher-order derivatives ------------------------------------------------

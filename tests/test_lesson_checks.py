@@ -291,6 +291,83 @@ def _host(a):
     return backend.CpuDevice().send(a)
 
 
+#: Graph views the answers below open; closed after each test (a view follows the engine).
+_VIEWS: list = []
+#: The namespaces of the lessons those views come from, alive as in a notebook: an input
+#: whose Variable is gone receives no gradient from the engine.
+_LESSON_NAMESPACES: list = []
+
+
+@pytest.fixture(autouse=True)
+def close_views():
+    yield
+    while _VIEWS:
+        _VIEWS.pop().close()
+    _LESSON_NAMESPACES.clear()
+
+
+def _lesson_view(stem: str, upto: str, name: str):
+    """The view ``name`` of a lesson, run up to the cell that contains ``upto``."""
+    namespace, _ = _lesson_views(stem, upto)
+    return namespace[name]
+
+
+#: Lesson 2's hand values by the name drawn on each node of the named neuron.
+BY_HAND = {'d': HAND['g_d'], 'e': HAND['g_e'], 'u': HAND['g_u'], 'z': HAND['g_z'],
+           's': HAND['g_z'], 'a': HAND['g_z'], 'b': HAND['g_z'],
+           **{k: HAND[k] for k in ('w0', 'x0', 'w1', 'x1', 'w2')}}
+
+
+def _predicted_view(how='right', view=None):
+    """Lesson 2's named neuron in the view's predict mode, every step predicted with the
+    hand values ('right'); or with one step guessed wrong (an add that splits its
+    gradient), one revealed with Step, the first three predicted and the rest run with
+    Run to end ('partial'), all run without predicting, or unfinished."""
+    if view is None:
+        view = _lesson_view('02_chain_rule_by_hand', 'view.predict = True', 'view')
+    if how == 'unpredicted':
+        view.predict = False
+        view.run()
+        return view
+    steps = 0
+    while view.next_targets():
+        targets = view.next_targets()
+        if how == 'partial' and steps == 3:
+            view.run()
+            break
+        if how == 'unfinished' and steps == 3:
+            break
+        if how == 'skipped' and steps == 0:
+            view.step()
+        elif how == 'wrong' and targets == ['s', 'w2']:
+            view.guess(s=HAND['g_z'] / 2, w2=HAND['g_z'] / 2)
+        else:
+            view.guess(**{n: BY_HAND[n] for n in targets})
+        steps += 1
+    return view
+
+
+def _gates_view():
+    """The view of lesson 2's other graph (the gates), stepped through in predict mode."""
+    from autograd_lab_widget import GraphView
+    x, y, z = (Variable(np.array(v), name=k) for k, v in checks.GATES.items())
+    view = GraphView((x + y) * F.maximum(y, z))
+    _VIEWS.append(view)
+    view.predict = True
+    while view.step():
+        pass
+    return view
+
+
+def _diamond_guess(value, first=None):
+    """Lesson 5's diamond, run to sin, and the Verdict of a guess for sin's step (after
+    a guess ``first`` for it, if given: the second guess then grades the next step)."""
+    diamond = _lesson_view('05_backward_order', 'diamond.predict = True', 'diamond')
+    if first is not None:
+        diamond.guess(first)
+    return diamond.guess(value)
+
+
 N_OUT = checks.COUNT
 
 
@@ -333,6 +410,13 @@ CASES = [
         (lambda: {'x': 2, 'y': 8, 'z': 6}, ['routes']),
         (lambda: {'x': 2, 'y': 5, 'z': 3}, ['routes']),
         (lambda: {'x': 6, 'y': 8, 'z': 0}, ['swaps'])]),
+    ('ex02_view_predictions', _predicted_view, [
+        (lambda: _predicted_view('wrong'), ['multiply swaps', 'fresh score']),
+        (lambda: _predicted_view('skipped'), ['Guess every step', 'fresh score']),
+        (lambda: _predicted_view('partial'), ['Run to end', 'all 8 steps']),
+        (lambda: _predicted_view('unpredicted'), ['turn Predict on']),
+        (lambda: _predicted_view().score, ['Pass the view itself']),
+        (_gates_view, ["neuron's view"])]),
     ('ex03_released', lambda: {'h', 'loss'}, [
         (lambda: {'x', 'h', 'loss'}, ['Leaves']),
         (lambda: {'h'}, ['the output included']),
@@ -361,6 +445,13 @@ CASES = [
         (lambda: np.cos(1.0), ['through exp']),
         (lambda: np.exp(1.0) * np.cos(1.0), ['add up']),
         (lambda: 2 * (np.exp(1.0) + np.cos(1.0)), ['x.grad'])]),
+    ('ex05_run_to', lambda: _diamond_guess(np.cos(1.0)), [
+        (lambda: _diamond_guess(np.exp(1.0) + np.cos(1.0)), ['only its own part']),
+        (lambda: _diamond_guess(np.sin(1.0)), ['the value']),
+        (lambda: _diamond_guess(np.exp(1.0)), ['what exp sent']),
+        (lambda: _diamond_guess(1.0), ['local derivative']),
+        (lambda: _diamond_guess(np.cos(1.0), first=np.cos(1.0)), ['one step']),
+        (lambda: np.cos(1.0), ['diamond.guess'])]),
     ('ex06_no_double', lambda: None, [
         (lambda: 18.0, ['WITH enable_double_backprop']),
         (lambda: 0, ['None, not 0']),
@@ -702,7 +793,8 @@ def run_lesson(stem: str, upto: str | None = None, keep_views: bool = False) -> 
     in one namespace (up to the cell that contains ``upto``); returns the namespace.
 
     The graph views the lesson opens are closed afterwards (they follow the engine's
-    events while open), unless ``keep_views``.
+    events while open), unless ``keep_views``: then they are also listed, in the order
+    the lesson made them, under ``'_lesson_views'`` in the namespace.
     """
     import matplotlib
     matplotlib.use('Agg')
@@ -736,7 +828,109 @@ def run_lesson(stem: str, upto: str | None = None, keep_views: bool = False) -> 
     finally:
         for view in [] if keep_views else views:
             view.close()
+    if keep_views:
+        namespace['_lesson_views'] = views
     return namespace
+
+
+def _lesson_views(stem: str, upto: str | None = None) -> tuple[dict, list]:
+    """A lesson's namespace and its views, kept open (and alive) until the test ends."""
+    namespace = run_lesson(stem, upto=upto, keep_views=True)
+    _LESSON_NAMESPACES.append(namespace)
+    _VIEWS.extend(namespace['_lesson_views'])
+    return namespace, namespace['_lesson_views']
+
+
+def _cells(view, part: str = 'text') -> dict:
+    """What each drawn node says ({name or function name: {cell: text}}), or with
+    ``part='cell'`` the state of its cells ('none', 'fresh', 'freed')."""
+    return {v['text'].get('name') or v['text']['fid']: v.get(part, {})
+            for v in view.nodes.values()}
+
+
+def _ledger(view) -> dict:
+    """The step ledger by section title: {title: {row key: row text}, ...} (+ 'why')."""
+    return {s['title']: {**{r['k']: r['v'] for r in s['rows']}, 'why': s.get('why', '')}
+            for s in view.ledger['sections']}
+
+
+# ---- what the lessons say about the graph view is what it shows ------------------------
+
+def test_lesson_1_view_as_described():
+    ns, (view,) = _lesson_views('01_variables_and_derivatives', upto='view = GraphView(y)')
+    cells = _cells(view)
+    assert {'x', 'y', 'v2', 'v3', 'f1', 'f2', 'f3', 'f4'} <= set(cells)
+    assert cells['x']['grad'] == '\u2014' and cells['f1']['op'] == '_ ** 2'
+    assert cells['f4']['mark'] == '\u25b6'                        # runs next
+    with warnings.catch_warnings():  # y has shape (1,): the lesson silences this warning
+        warnings.simplefilter('ignore', DeprecationWarning)
+        view.step()
+        assert _cells(view)['f4']['mark'] == '\u2713'             # ran
+        assert view.status['text'].startswith('Step 1 of 4')
+        assert _ledger(view)['Just ran: f4 (_ + 1)']['why']       # "Why this function now?"
+        view.run()
+    assert view.status['text'].startswith('Backward finished')
+    last, = _ledger(view).values()
+    assert last['x.grad'].startswith('[10.0] + [\u22122.0] = [8.0]')   # "adds them up"
+    assert ns['x'].grad.tolist() == [8.0]     # "x.grad holds the same 8 as before"
+
+
+def test_lesson_2_view_as_described():
+    _, views = _lesson_views('02_chain_rule_by_hand', upto='view.predict = True')
+    view, = views
+    cells = _cells(view)
+    assert {f'f{k}' for k in range(1, 9)} <= set(cells)
+    assert '__neg__' in {c.get('op') for c in cells.values()}
+    assert view.status['predict'] and view.next_targets() == ['d']
+    question, = _ledger(view).items()        # in predict mode only the next step, first
+    assert question[0] == 'Next: f8 (1 / _)' and question[1]['grad in'] == 'f: 1.0'
+    assert question[1]['d'].endswith('?')
+
+
+def test_lesson_3_view_as_described():
+    _, (plain, retained) = _lesson_views('03_retain_grad')
+    for view in (plain, retained):
+        view.run()
+    freed = {name for name, c in _cells(plain, 'cell').items() if c.get('grad') == 'freed'}
+    variables = {name for name in _cells(plain) if not name.startswith('f')}
+    assert freed == variables - {'x'} and 'h' in freed   # "every other grad", not x's
+    assert not any(c.get('grad') == 'freed' for c in _cells(retained, 'cell').values())
+    plain.select('h')
+    assert 'released by the engine once used' in dict(
+        (row[0], row[1]) for row in plain.panel['main'])['grad']
+
+
+def test_lesson_5_run_to_stops_with_sin_next_after_exp():
+    ns, (diamond,) = _lesson_views('05_backward_order', upto='diamond.predict = True')
+    assert diamond.next_targets() == ['h']
+    assert diamond.name_of(ns['q'].creator) == 'f3'     # "the name drawn on sin's box"
+    assert diamond.name_of(ns['p'].creator) == 'f2'
+    assert diamond.status['text'] == 'Step 2 of 4: next f3 (sin).'
+    ledger = _ledger(diamond)
+    assert ledger['Just ran: f2 (exp)']['h'] == '1.0 \u00d7 2.718 = 2.718'
+    assert 'Waiting: f3, f1' in ledger['Next: f3 (sin)']['why']
+    ns = run_lesson('05_backward_order')
+    assert float(ns['h'].grad) == pytest.approx(np.exp(1.0) + np.cos(1.0), rel=1e-6)
+    assert ns['diamond'].score.right == 1 and ns['sin_step'].right
+
+
+def test_lesson_6_7_9_11_12_views_as_described():
+    _, (view,) = _lesson_views('06_higher_order', upto='view.run()')
+    assert view.orders == [0, 1] and 'dashed' in view.to_dot()
+    _, views = _lesson_views('07_cutting_the_graph', upto='view.unchain(a')
+    assert views[-1].status['total'] == 2                 # "only sin and the multiply"
+    assert 'class="edge-cut"' in views[-1].to_dot()
+    _, views = _lesson_views('09_links_and_optimizers', upto='links=model')
+    view = views[-1]
+    assert '2 Links collapsed' in view.status['note']
+    view.step()
+    assert 'Next: f3 (LinearFunction)' in _ledger(view)
+    _, (view,) = _lesson_views('11_devices', upto='view = GraphView')
+    assert view.gpu_available == backend.cuda_available()
+    assert view.gpu_reason == (backend.gpu_unavailable_reason() or '')
+    _, (view,) = _lesson_views('12_custom_function_node', upto='GraphView(F.sum(y))')
+    view.run()
+    assert _ledger(view)['Just ran: f1 (Cube)']['rule'] == 'Cube: see its backward()'
 
 
 def test_lesson_2_hand_computation_equals_the_engine(monkeypatch):
@@ -751,6 +945,44 @@ def test_lesson_2_hand_computation_equals_the_engine(monkeypatch):
     ns = run_lesson('02_chain_rule_by_hand')
     assert ns['gate_grads'] == pytest.approx(
         {'x': float(ns['x'].grad), 'y': float(ns['y'].grad), 'z': float(ns['z'].grad)})
+
+
+def test_view_predictions_by_hand_are_the_engines_backward():
+    # the view grades against the engine's own backward: all 8 steps right with the
+    # values computed by hand, and the inputs then hold the hand-computed gradients
+    view = _predicted_view()
+    assert (view.score.right, view.score.wrong, view.score.skipped) == (8, 0, 0)
+    assert view.status['done'] and view.status['total'] == checks.NEURON_STEPS
+
+
+def test_view_predictions_unfinished_is_not_done_yet():
+    fb = checks.ex02_view_predictions(_predicted_view('unfinished'))
+    assert fb.status == 'todo' and '3 step(s) predicted' in fb.message
+    view = _lesson_view('02_chain_rule_by_hand', 'view.predict = True', 'view')
+    assert checks.ex02_view_predictions(view).status == 'todo'   # the untouched view
+    _predicted_view(view=view)
+    view.back()
+    fb = checks.ex02_view_predictions(view)   # looking at the history after Back
+    assert fb.status == 'todo' and 'Run to end' in fb.message
+
+
+def test_view_predictions_reset_and_predict_again_after_a_partial_run():
+    # Reset keeps the score (right answers stay right): a partial run, Reset, then all
+    # eight steps predicted is a complete prediction
+    view = _predicted_view('partial')
+    rejected(checks.ex02_view_predictions(view), 'all 8 steps')
+    view.reset()
+    _predicted_view(view=view)
+    accepted(checks.ex02_view_predictions(view))
+    assert view.score.right == 8 + 3
+
+
+def test_lesson_2_the_view_drove_the_engine_to_the_hand_values(monkeypatch):
+    monkeypatch.setattr(checks, 'STRICT', True)  # the reference predictions must pass
+    ns = run_lesson('02_chain_rule_by_hand', upto='named[name].grad')
+    assert set(ns['named']) == {*checks.NEURON, 'a', 'b', 's', 'z', 'u', 'e', 'd', 'f'}
+    for name in checks.NEURON:
+        assert float(ns['named'][name].grad) == pytest.approx(HAND[name]), name
 
 
 def test_lesson_1_float32_and_float64_central_differences():
@@ -885,7 +1117,8 @@ def _predictions(path: Path) -> list[dict]:
 #: The exercises that ask for a prediction before the answer is on screen, per lesson.
 PREDICTIONS = {
     'ex01_accumulate', 'ex02_forward', 'ex02_dz', 'ex02_input_grads', 'ex02_gates',
-    'ex03_released', 'ex04_weighted', 'ex05_ranks', 'ex05_accumulated', 'ex06_no_double',
+    'ex02_view_predictions', 'ex03_released', 'ex04_weighted', 'ex05_ranks',
+    'ex05_accumulated', 'ex05_run_to', 'ex06_no_double',
     'ex07_predict', 'ex07_vanishing', 'ex07_clip_step', 'ex08_recorded', 'ex09_lr_ranking',
     'ex10_zero_in_float16', 'ex11_stays_on_gpu', 'ex12_slope', 'ex13_shapes', 'ex13_count',
 }

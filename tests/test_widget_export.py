@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import html.parser
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -112,3 +113,56 @@ def test_dock_opens_a_sidecar():
         side.close()
     finally:
         view.close()
+
+
+class _Shell:
+    """Stands in for an IPython kernel shell: what hosts.current() reads of it."""
+
+    def __init__(self, user_ns):
+        self.kernel = object()
+        self.user_ns = user_ns
+
+
+@pytest.mark.parametrize('host, name, instead', [
+    ('marimo', 'marimo', 'last expression of its own cell'),
+    ('vscode', 'VS Code', "as a cell's output"),
+    ('colab', 'Colab', "as a cell's output"),
+])
+def test_dock_says_where_it_is_not_available(monkeypatch, host, name, instead):
+    import types
+
+    import IPython
+
+    from autograd_lab_widget import hosts
+    if host == 'marimo':  # marimo says it runs a notebook (checked for real in the browser)
+        monkeypatch.setitem(sys.modules, 'marimo',
+                            types.SimpleNamespace(running_in_notebook=lambda: True))
+    elif host == 'colab':
+        monkeypatch.setitem(sys.modules, 'google.colab', types.ModuleType('google.colab'))
+    else:  # VS Code's Jupyter extension names the notebook in the kernel's namespace
+        shell = _Shell({'__vsc_ipynb_file__': '/home/student/lesson.ipynb'})
+        monkeypatch.setattr(IPython, 'get_ipython', lambda: shell)
+    assert hosts.current() == host
+    view = GraphView(chainer.Variable(np.array(1.0)) * 2)
+    try:
+        with pytest.raises(hosts.DockUnavailable) as raised:
+            view.dock()
+    finally:
+        view.close()
+    message = str(raised.value)
+    assert message.startswith(f'view.dock() is not available in {name}: ')
+    assert 'sidecar is a JupyterLab extension' in message and instead in message
+    assert 'not supported' not in message
+
+
+def test_hosts_tell_jupyter_and_plain_python_apart(monkeypatch):
+    import IPython
+
+    from autograd_lab_widget import hosts
+    monkeypatch.delitem(sys.modules, 'google.colab', raising=False)
+    monkeypatch.setattr(IPython, 'get_ipython', lambda: None)
+    assert hosts.current() == 'python'
+    monkeypatch.setattr(IPython, 'get_ipython', lambda: _Shell({}))
+    monkeypatch.setenv('VSCODE_PID', '42')  # JupyterLab started in VS Code's terminal
+    assert hosts.current() == 'jupyter'
+    hosts.check_dock()  # JupyterLab: docking goes on to sidecar

@@ -187,3 +187,13 @@ def test_parse_accepts_the_documented_shapes():
         ('options', {'max_order': None})
     for action in messages.ACTIONS:
         assert messages.parse({'type': 'action', 'action': action}) == ('action', action)
+
+
+def test_a_page_asking_for_the_kernel_gets_an_answer(view):
+    """The page sends 'hello' when it draws a view; a view saved with its notebook and
+    drawn where no kernel follows it gets no answer, and says so (browser tests)."""
+    sent = []
+    view.send = sent.append
+    send(view, {'type': 'hello'})
+    assert sent == [{'type': 'hello'}]
+    assert messages.parse({'type': 'hello', 'extra': 'ignored'}) == ('hello', None)

@@ -34,7 +34,7 @@ def _missing() -> str | None:
     if not Path(jh.CHROMIUM).exists():
         return (f'{jh.CHROMIUM} not found (apt-get install -y --no-install-recommends chromium '
                 'fonts-dejavu-core)')
-    for module in ('playwright', 'jupyterlab', 'voila', 'notebook', 'anywidget'):
+    for module in ('playwright', 'jupyterlab', 'voila', 'notebook', 'anywidget', 'marimo'):
         try:
             __import__(module)
         except ImportError:

@@ -1,4 +1,5 @@
-"""Real Jupyter servers and a real Chromium for the browser tests and the latency benchmark.
+"""Real Jupyter and marimo servers and a real Chromium for the browser tests and the latency
+benchmark.
 
 Three pieces, each with one job:
 
@@ -69,7 +70,7 @@ class JupyterServer:
     """
 
     def __init__(self, kind: str, root: Path, home: Path, *, startup_timeout: float = 90) -> None:
-        if kind not in ('lab', 'voila'):
+        if kind not in ('lab', 'voila', 'marimo'):
             raise ValueError(f'unknown server kind {kind!r}')
         self.kind, self.root, self.home = kind, Path(root), Path(home)
         self.port = free_port()
@@ -99,6 +100,9 @@ class JupyterServer:
         env['PYTHONPATH'] = os.pathsep.join(p for p in paths if p)
         env['JUPYTER_PLATFORM_DIRS'] = '1'
         env.pop('JUPYTER_TOKEN', None)
+        # marimo: its config in the temp folder too, and no look for a newer marimo online
+        env['XDG_CONFIG_HOME'] = str(self.home / 'xdg-config')
+        env['MARIMO_SKIP_UPDATE_CHECK'] = '1'
         return env
 
     def _command(self) -> list[str]:
@@ -109,6 +113,12 @@ class JupyterServer:
                     '--allow-root', '--LabApp.expose_app_in_browser=True',
                     '--JupyterNotebookApp.expose_app_in_browser=True',
                     '--ServerApp.terminals_enabled=False', '--LabApp.news_url=None']
+        if self.kind == 'marimo':
+            # `marimo run` on a folder: every app in it at /?file=<name>.py, one kernel per
+            # page; the token is this harness's (marimo's own is off: a local test server).
+            return [sys.executable, '-m', 'marimo', 'run', str(self.root), '--headless',
+                    '--no-token', '--host', '127.0.0.1', f'--port={self.port}',
+                    '--no-sandbox', '--no-check']
         # Standalone Voila, the way a student runs `voila lesson.ipynb`, but on a folder so one
         # server renders every generated notebook at /voila/render/<name>.
         return [sys.executable, '-m', 'voila', str(self.root), *common, '--Voila.ip=127.0.0.1',
@@ -126,6 +136,7 @@ class JupyterServer:
                                      stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
         probe = (f'{self.base}/api/status?token={self.token}' if self.kind == 'lab'
+                 else f'{self.base}/' if self.kind == 'marimo'
                  else f'{self.base}/?token={self.token}')
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
@@ -196,7 +207,9 @@ class JupyterServer:
     # -- URLs ------------------------------------------------------------------------------
 
     def url(self, path: str) -> str:
-        """The URL of ``path`` on this server, carrying the token."""
+        """The URL of ``path`` on this server, carrying the token (Jupyter's)."""
+        if self.kind == 'marimo':
+            return f'{self.base}/{path.lstrip("/")}'
         sep = '&' if '?' in path else '?'
         return f'{self.base}/{path.lstrip("/")}{sep}token={self.token}'
 
@@ -241,6 +254,50 @@ def write_notebook(root: Path, stem: str, cells: list[str]) -> tuple[Path, Path]
     path = root / f'{stem}.ipynb'
     nbformat.write(nb, path)
     return path, probe_dir
+
+
+#: The flag a marimo app's last cell sets (marimo keeps names with a leading _ in their cell).
+MARIMO_DONE_FLAG = 'agl_done'
+
+
+def write_marimo_app(root: Path, stem: str, cells: list[str]) -> tuple[Path, Path]:
+    """Write ``<root>/<stem>.py``, a marimo app of ``cells``, with a first cell that starts
+    the kernel probe and a last one, run after the others, that sets ``agl_done``.
+
+    Returns ``(app path, probe folder)``.  (marimo reads each cell's names from its code,
+    so the cell functions need no parameters or return values.)
+    """
+    probe_dir = _probe_dir(root, stem)
+    setup = (f'import sys\nsys.path.insert(0, {str(HERE)!r})\nimport kernel_probe\n'
+             f'agl_probe_stop = kernel_probe.start({str(probe_dir)!r}, globals())')
+    waits_for = ', '.join(['agl_probe_stop', *_marimo_names(cells)])
+    body = [setup, *cells, f'{MARIMO_DONE_FLAG} = [{waits_for}] is not None']
+    path = root / f'{stem}.py'
+    path.write_text(marimo_app(body), encoding='utf-8')
+    return path, probe_dir
+
+
+def _marimo_names(cells: list[str]) -> list[str]:
+    """The names the cells assign at their top level (the done cell waits for them)."""
+    import ast
+
+    names = []
+    for cell in cells:
+        for node in ast.parse(cell).body:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            names += [t.id for t in targets if isinstance(t, ast.Name)
+                      and not t.id.startswith('_')]
+    return names
+
+
+def marimo_app(cells: list[str]) -> str:
+    """The text of a marimo app (its ``.py`` format) made of ``cells``."""
+    parts = ['import marimo\n\napp = marimo.App()\n']
+    for cell in cells:
+        code = '\n'.join(f'    {line}' if line else '' for line in cell.splitlines())
+        parts.append(f'\n@app.cell\ndef _():\n{code}\n')
+    parts.append('\nif __name__ == "__main__":\n    app.run()\n')
+    return '\n'.join(parts)
 
 
 def copy_notebook(source: Path, folder: Path) -> tuple[Path, Path]:
@@ -434,6 +491,20 @@ def _run_all(page: Any, rel: str, probe: Probe, timeout: float, front_end: str) 
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     probe.wait_started(timeout=timeout)
     _wait_done(page, probe, timeout, front_end)
+
+
+def open_in_marimo(page: Any, server: JupyterServer, app: Path, probe: Probe,
+                   timeout: float = 90) -> None:
+    """Open a marimo app (it runs on load) and wait until its cells have run."""
+    page.goto(server.url(f'?file={app.relative_to(server.root).as_posix()}'))
+    probe.wait_started(timeout=timeout)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ok, value = probe.try_eval(f'globals().get({MARIMO_DONE_FLAG!r}, False)', timeout=5)
+        if ok and value:
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f'the marimo app did not finish within {timeout} s')
 
 
 def open_in_voila(page: Any, server: JupyterServer, notebook: Path, probe: Probe,

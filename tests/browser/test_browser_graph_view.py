@@ -20,6 +20,7 @@ end letting the page run code.
 from __future__ import annotations
 
 import re
+import time
 
 import jupyter_harness as jh
 import page_checks as pc
@@ -140,6 +141,63 @@ def open_menu(widget) -> None:
     expect(widget.locator('.agl-menu-panel')).to_be_visible()
 
 
+def settle(widget, probe, view: str, timeout: float = 30) -> int:
+    """Wait until the page's step counter and the kernel's view agree, twice in a row
+    (every message of a burst answered); return that step."""
+    deadline = time.monotonic() + timeout
+    agreed = None
+    while time.monotonic() < deadline:
+        shown = int(counter(widget).get_attribute('data-step'))
+        if shown == probe.eval(f"{view}.status['step']"):
+            if agreed == shown:
+                return shown
+            agreed = shown
+        else:
+            agreed = None
+        time.sleep(0.3)
+    raise AssertionError(f'{view}: the page and the kernel did not settle on one step')
+
+
+def fast_clicks(widget, probe, view: str) -> None:
+    """Bursts of clicks sent without waiting for any answer (a student clicking fast):
+    every burst ends with the page and the kernel agreeing, on the expected step where
+    the burst decides it, and the inspect panel on the last node clicked."""
+    def burst(*actions: str) -> None:
+        for action in actions:
+            widget.locator(f'button[data-action="{action}"]').first.dispatch_event('click')
+
+    reset(widget)
+    total = probe.eval(f"{view}.status['total']")
+    burst(*['step'] * (total + 3))            # more Steps than there are
+    probe.wait_for(f"{view}.status['done']", timeout=20, what=f'{view} stepped to the end')
+    assert settle(widget, probe, view) == total
+    burst('back', 'back', 'back', 'step', 'back', 'back')
+    assert settle(widget, probe, view) == probe.eval(f"{view}.status['step']")
+    burst('reset', 'step', 'step', 'run', 'reset', 'step', 'back', 'step', 'step')
+    settle(widget, probe, view)
+    burst('reset', 'step', 'step')
+    assert settle(widget, probe, view) == 2
+    ids = [n.get_attribute('id') for n in widget.locator('svg g.node').all()][:6]
+    for ident in ids:
+        widget.locator(f'svg g.node#{ident}').dispatch_event('click')
+    expect(widget.locator('.agl-inspect')).to_have_attribute('data-node-id', ids[-1][1:])
+    probe.wait_for(f'{view}.model.selected_id == {ids[-1][1:]}', timeout=10)
+    reset(widget)
+
+
+def assert_one_graph_per_view(page, views: int) -> None:
+    """Each displayed view made two outputs, the live widget and a static picture for
+    saved notebooks (autograd_lab_widget.picture); where the widget draws, the picture
+    is in the page but hidden: exactly one graph per view is visible."""
+    copies = page.locator('.agl-static')
+    expect(copies).to_have_count(views)  # the front end rendered the static outputs too
+    for k in range(views):
+        expect(copies.nth(k)).to_be_hidden()
+    assert copies.first.locator('svg g.node').count() > 0  # a real picture, only hidden
+    shown = page.locator('svg.agl-canvas:visible, .agl-static svg:visible')
+    expect(shown).to_have_count(views)
+
+
 def assert_legible(widget, least: float, what: str) -> list[dict]:
     items = pc.texts(widget)
     assert items, f'{what}: no text drawn'
@@ -234,6 +292,10 @@ def test_a_graph_a_class_can_read(front_end, page, notebook_root):
         opener(page, server, nb, probe)
     widget, double, gview, chain = (jh.wait_widget_ready(page, index=i) for i in range(4))
     jh.screenshot(page, f'{name}-1-rendered')
+    assert_one_graph_per_view(page, 4)
+    for w in (widget, double, gview, chain):  # each knows a kernel follows it
+        expect(w).to_have_attribute('data-agl-kernel', 'live')
+        expect(w.locator('.agl-no-kernel')).to_be_hidden()
     ids = probe.eval('_ids(view)')
     x_id = ids['x']
 
@@ -356,6 +418,10 @@ def test_a_graph_a_class_can_read(front_end, page, notebook_root):
     assert chain.locator('.agl-overview rect:not(.agl-view-box)').count() == \
         chain.locator('svg.agl-canvas g.node').count()
     chain.screenshot(path=str(jh.ARTIFACTS / f'{name}-chain500.png'))
+
+    # -- fast clicking: no error, and the page and the kernel agree after every burst -----
+    fast_clicks(widget, probe, 'view')
+    fast_clicks(double, probe, 'double')
 
     # -- the dark theme: every text of every control readable ----------------------------
     if name != 'voila':

@@ -1,14 +1,25 @@
-"""Lesson 1 in JupyterLab: run it as a student would, then step its graph view's backward.
+"""Lessons in JupyterLab, run as a student would, driving their graph views in the browser.
 
-The lesson is copied (with checks.py beside it) into the temp root, run top to bottom, and
-its first graph view is reset and stepped with the Step button until done. Every variable
-whose node shows a grad is then clicked: the inspect panel's grad must equal the grad of
-``view.selected`` in the kernel (where the Variable still lives).
+Lesson 1: the notebook is copied alone into the temp root, as ``autograd-lab lessons``
+copies it for a student: it imports its checkers from the installed package
+(``autograd_lab_lessons``), not from a file beside it. It is run top to bottom, and its first
+graph view is reset and stepped with the Step button until done. What the lesson tells the
+student about the view must then be on screen: each control it names in bold is a button of
+the toolbar, and the status line says *Backward finished*. Every variable whose node shows a
+grad is then clicked: the inspect panel's grad must equal the grad of ``view.selected`` in
+the kernel (where the Variable still lives).
+
+Lesson 2: exercise 2.4 done the way the lesson asks, in the browser: each step of the
+neuron's backward predicted by typing the hand-computed values into the ledger's boxes and
+pressing Check; the lesson's checker, run in the kernel, must then grade it correct.
+
+Lesson 5: Run to here pressed in the inspect panel of sin's box stops backward with sin
+next; the exercise's guess, made in the kernel, is graded by the view and the checker.
 """
 
 from __future__ import annotations
 
-import shutil
+import re
 from pathlib import Path
 
 import jupyter_harness as jh
@@ -16,6 +27,8 @@ import numpy as np
 import page_checks as pc
 import pytest
 from browser.test_browser_graph_view import numbers, step_until_done
+
+from autograd_lab_lessons import checks
 
 try:
     from playwright.sync_api import expect
@@ -30,15 +43,31 @@ def first_lesson() -> Path | None:
     return found[0] if found else None
 
 
-@pytest.mark.skipif(first_lesson() is None, reason='no lessons/01*.ipynb yet')
-def test_lesson_one_steps_in_lab(page, lab_server, notebook_root):
+def bold_words_about_the_view() -> list[str]:
+    """What lesson 1's section on the graph view sets in bold: the controls it tells the
+    student to press, the marks on the graph, the parts of the side panel."""
+    text = (LESSONS / 'source' / '01_variables_and_derivatives.md').read_text(encoding='utf-8')
+    section = text[text.index('## See the graph'):text.index('## Summary')]
+    prose = re.sub(r'`[^`\n]*`', '', re.sub(r'```.*?```', '', section, flags=re.S))
+    return re.findall(r'\*\*([^*\n]+)\*\*', prose)
+
+
+def _run_lesson_in_lab(page, lab_server, notebook_root, notebook: Path) -> jh.Probe:
+    """Copy a learner notebook alone into the server's root, run all of it in JupyterLab;
+    the probe of its kernel."""
     folder = notebook_root / 'lessons'
     folder.mkdir(exist_ok=True)
-    for helper in LESSONS.glob('*.py'):  # checks.py and friends, imported by the lesson
-        shutil.copy(helper, folder / helper.name)
-    nb, probe_dir = jh.copy_notebook(first_lesson(), folder)
+    nb, probe_dir = jh.copy_notebook(notebook, folder)
+    assert not list(folder.glob('*.py')), 'a lesson must run without files beside it'
     probe = jh.Probe(probe_dir)
     jh.open_in_lab(page, lab_server, nb, probe, timeout=120)
+    assert probe.eval('checks.__name__') == 'autograd_lab_lessons.checks'
+    return probe
+
+
+@pytest.mark.skipif(first_lesson() is None, reason='no lessons/01*.ipynb yet')
+def test_lesson_one_steps_in_lab(page, lab_server, notebook_root):
+    probe = _run_lesson_in_lab(page, lab_server, notebook_root, first_lesson())
     views = probe.eval("[k for k, v in globals().items() if type(v).__name__ == 'GraphView' "
                        "and not k.startswith('_')]")
     assert views, 'lesson 1 shows no GraphView'
@@ -50,6 +79,22 @@ def test_lesson_one_steps_in_lab(page, lab_server, notebook_root):
     expect(widget.locator('.agl-counter')).to_have_attribute('data-step', '0')
     assert step_until_done(widget) >= 1
     jh.screenshot(page, 'lesson01-stepped')
+
+    # What the lesson says about the view is what the student sees.
+    expect(widget.locator('.agl-status')).to_contain_text('Backward finished')
+    named = bold_words_about_the_view()
+    assert {'Step', 'Back', 'Reset', 'Run to end', 'step ledger'} <= set(named), named
+    texts = [t for v in pc.node_texts(widget).values() for t in v['cells'].values()]
+    for word in named:
+        if word == 'step ledger':
+            expect(widget.locator('.agl-ledger')).to_be_visible()
+        elif word == '\u25b6':  # "runs next": nothing is next once backward is done
+            assert word not in texts
+        elif word == '\u2713':  # "ran": every function, once backward is done
+            assert texts.count(word) == 4, texts
+        else:
+            button = widget.locator('.agl-toolbar button', has_text=word)
+            expect(button.first).to_be_visible()
 
     compared = []
     shown_grads = {k: v['cells']['grad'] for k, v in pc.node_texts(widget).items()
@@ -73,3 +118,61 @@ def test_lesson_one_steps_in_lab(page, lab_server, notebook_root):
         assert np.allclose(shown, kernel_grad), (ident, shown, kernel_grad)
         compared.append(probe.eval(f'{selected}.name'))
     assert 'x' in compared, f'the input x was not among the grads checked: {compared}'
+
+
+def test_lesson_two_predicted_in_the_browser_is_graded_by_its_checker(page, lab_server,
+                                                                      notebook_root):
+    probe = _run_lesson_in_lab(page, lab_server, notebook_root,
+                               LESSONS / '02_chain_rule_by_hand.ipynb')
+    hand = checks.neuron_by_hand()
+    by_hand = {'d': hand['g_d'], 'e': hand['g_e'], 'u': hand['g_u'], 'z': hand['g_z'],
+               's': hand['g_z'], 'a': hand['g_z'], 'b': hand['g_z'],
+               **{k: hand[k] for k in checks.NEURON}}
+    assert 'not done yet' in probe.eval('repr(checks.ex02_view_predictions(view))')
+    widget = jh.wait_widget_ready(page, index=0)   # the neuron's view, in predict mode
+    expect(widget.locator('button[data-action="predict"]')).to_have_attribute(
+        'aria-pressed', 'true')
+    score = widget.locator('.agl-score')
+    expect(score).to_have_text('Score 0/0')
+    expect(widget.locator('.agl-ledger h4').first).to_have_text('Next: f8 (1 / _)')
+    widget.scroll_into_view_if_needed()
+    jh.screenshot(page, 'lesson02-predict-question')
+
+    for step in range(1, checks.NEURON_STEPS + 1):
+        boxes = widget.locator('.agl-ledger input.agl-guess')
+        expect(boxes.first).to_be_visible()
+        for k in range(boxes.count()):
+            target = boxes.nth(k).get_attribute('placeholder').removeprefix('grad to ')
+            boxes.nth(k).fill(f'{by_hand[target]:.4f}')
+        widget.locator('.agl-ledger button[data-action="guess"]').click()
+        expect(score).to_have_text(f'Score {step}/{step}')
+    expect(widget.locator('.agl-status')).to_contain_text('Backward finished')
+    expect(widget.locator('.agl-verdict').first).to_contain_text('Right!')
+    jh.screenshot(page, 'lesson02-predicted')
+    verdict = probe.eval('repr(checks.ex02_view_predictions(view))')
+    assert '8 of 8 right' in verdict and '\u2705' in verdict, verdict
+    assert probe.eval('float(named["w0"].grad)') == pytest.approx(hand['w0'])
+
+
+def test_lesson_five_run_to_here_from_the_inspect_panel(page, lab_server, notebook_root):
+    # "click a function's box, then Run to here in the inspect panel": the lesson's cell
+    # did it from Python (and the notebook ran the rest); Reset, and do it by hand
+    probe = _run_lesson_in_lab(page, lab_server, notebook_root,
+                               LESSONS / '05_backward_order.ipynb')
+    widget = jh.wait_widget_ready(page, index=0)
+    widget.locator('button[data-action="reset"]').click()
+    expect(widget.locator('.agl-counter')).to_have_attribute('data-step', '0')
+    sin = probe.eval('__import__("autograd_lab").events.uid(q.creator)')
+    widget.locator(f'svg g.node#n{sin}').click()
+    expect(widget.locator('.agl-inspect')).to_have_attribute('data-node-id', str(sin))
+    widget.locator('.agl-inspect button[data-action="run-to"]').click()
+    expect(widget.locator('.agl-status')).to_contain_text('Step 2 of 4: next f3 (sin).')
+    # in predict mode the question comes first, then what exp did
+    expect(widget.locator('.agl-ledger h4')).to_have_text(['Next: f3 (sin)',
+                                                           'Just ran: f2 (exp)'])
+    widget.scroll_into_view_if_needed()
+    jh.screenshot(page, 'lesson05-run-to-here')
+    # the exercise's answer, given in the kernel as the lesson asks, graded in the view
+    verdict = probe.eval('repr(checks.ex05_run_to(diamond.guess(np.cos(1.0))))')
+    assert '\u2705' in verdict, verdict
+    expect(widget.locator('.agl-verdict').first).to_contain_text('Right! h: 0.5403')

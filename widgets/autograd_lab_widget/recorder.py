@@ -3,10 +3,11 @@
 The engine frees an intermediate Variable as soon as nothing refers to it, and keeps
 its values only where a backward needs them.  A view made afterwards
 (``y = x**2 - 2*x + 1`` then ``GraphView(y)``) could not show what ``x**2`` was.  So,
-in a notebook kernel, importing :mod:`autograd_lab_widget` starts one bounded
-:class:`autograd_lab.events.EventLog` for the session (the engine's cheapest listener:
-about 1.3x on forward while it is the only one); a view built from outputs takes the
-values of the variables it did not see made from it, and marks them as freed.
+in a notebook kernel (Jupyter's or marimo's), importing :mod:`autograd_lab_widget`
+starts one bounded :class:`autograd_lab.events.EventLog` for the session (the engine's
+cheapest listener: about 1.3x on forward while it is the only one); a view built from
+outputs takes the values of the variables it did not see made from it, and marks them
+as freed.
 
 :func:`record_values` turns it on or off (``record_values(False)`` makes the engine
 unobserved again, until a view is opened); outside a kernel (scripts, tests) it is off
@@ -31,9 +32,9 @@ True
 
 from __future__ import annotations
 
-import sys
-
 from autograd_lab import events, graph
+
+from autograd_lab_widget import hosts
 
 #: Events the session log keeps (enough for the graphs of a lesson; bounded memory).
 MAX_EVENTS = 20_000
@@ -60,10 +61,9 @@ def recording_values() -> bool:
 
 
 def start_in_kernel() -> None:
-    """Record values when running in a notebook kernel (called on import)."""
-    ipython = sys.modules.get('IPython')
-    shell = ipython.get_ipython() if ipython is not None else None
-    if shell is not None and getattr(shell, 'kernel', None) is not None:
+    """Record values when running in a notebook kernel, Jupyter's or marimo's (called on
+    import)."""
+    if hosts.current() != 'python':
         record_values(True)
 
 

@@ -70,7 +70,9 @@ const model = {{
   off: (name, fn) => {{ listeners[name] = (listeners[name] || []).filter((g) => g !== fn); }},
   send: (msg) => {{
     if (!msg || typeof msg !== 'object') return;
-    if (msg.type === 'action') {{
+    if (msg.type === 'hello') {{  // this page is the view's kernel: it answers
+      setTimeout(() => fire('msg:custom', {{ type: 'hello' }}), 0);
+    }} else if (msg.type === 'action') {{
       const last = frames.length - 1;
       const moves = {{ step: at + 1, forward: at + 1, back: at - 1, reset: 0, run: last }};
       if (msg.action in moves) show(moves[msg.action]);

@@ -28,6 +28,7 @@ True
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import logging
 import sys
@@ -153,6 +154,7 @@ class StepModel:
 
         sub = events.subscribe(listener)
         self._subscription: events.Subscription | None = sub
+        _following.add(self)
 
     # ---- following the engine --------------------------------------------------------
 
@@ -802,9 +804,7 @@ class StepModel:
             next_id = up.func_id if up is not None else None
             table = self.names.table(model)
             roots = [events.uid(r) for r in self.roots if events.uid(r) in model.nodes]
-            focus = [i for i in (next_id, self.selected_id) if i is not None]
-            if not focus and state.trace.last is not None:
-                focus = [state.trace.last.func_id]
+            focus = self._focus(state, next_id)
             look = self._look
             look.fresh = ({i for i, _, _ in state.trace.last.targets}
                           if state.trace.last is not None and state.trace.current is None
@@ -830,20 +830,42 @@ class StepModel:
             return Scene(frame, st, book, self._panel(state, live),
                          sorted({n.order for n in model.nodes.values()} | {0}), self.position)
 
-    def to_dot(self, options: dict) -> str:
-        """The DOT of the picture shown, texts included (a scene's DOT is the layout the
-        browser has: while only texts change it is not made again)."""
+    def _focus(self, state: ViewState, next_id: int | None) -> list[int]:
+        """The nodes a big graph's drawing is centred on: the next function and the
+        selection, else the function that ran last."""
+        focus = [i for i in (next_id, self.selected_id) if i is not None]
+        if not focus and state.trace.last is not None:
+            focus = [state.trace.last.func_id]
+        return focus
+
+    def still(self, options: dict) -> tuple[drawing.Frame, dict]:
+        """The drawing of the shown position, texts included, and its status, made
+        without touching what the live view has drawn (its cell sizes, its window, its
+        last layout): for :meth:`to_dot` and the static picture.  A smaller
+        ``options['max_nodes']`` than the live view's draws the part around the next
+        function."""
         with self._lock:
             look = dataclasses.replace(self._look, slots=dict(self._look.slots), last=None)
             state = self.state()
             state.model.refresh()
+            self.names.learn(state.model)
             up = self.upcoming(state)
             next_id = up.func_id if up is not None else None
             roots = [events.uid(r) for r in self.roots if events.uid(r) in state.model.nodes]
-            return drawing.draw(state, options, names=self.names, roots=roots,
-                                roles=self._roles(state, options, next_id,
-                                                  self.names.table(state.model)),
-                                expanded=self.expanded, keep=self._window, look=look).dot
+            window = self._window
+            keep = window if window is not None and len(window) <= options['max_nodes'] \
+                else None
+            frame = drawing.draw(state, options, names=self.names, roots=roots,
+                                 roles=self._roles(state, options, next_id,
+                                                   self.names.table(state.model)),
+                                 expanded=self.expanded, focus=self._focus(state, next_id),
+                                 keep=keep, look=look)
+            return frame, self.status(state, up)
+
+    def to_dot(self, options: dict) -> str:
+        """The DOT of the picture shown, texts included (a scene's DOT is the layout the
+        browser has: while only texts change it is not made again)."""
+        return self.still(options)[0].dot
 
     def _panel(self, state: ViewState, live: bool) -> dict:
         sel = self.selected_id
@@ -911,9 +933,21 @@ class StepModel:
             sub, self._subscription = self._subscription, None
             if sub is not None:
                 sub.unsubscribe()
+            _following.discard(self)
             self.roots = []
             self._stepper = None
             self._selected_ref = None
+
+
+#: Models following the engine.  At interpreter exit they stop first: the engine then
+#: announces every Variable the shutdown collects, and nothing should draw for that.
+_following: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_following() -> None:
+    for model in list(_following):
+        model.close()
 
 
 def _raw(g: Any) -> Any:

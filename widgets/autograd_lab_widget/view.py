@@ -30,6 +30,7 @@ import asyncio
 import json
 import logging
 import pathlib
+import sys
 import threading
 import time
 import warnings
@@ -43,7 +44,7 @@ import traitlets
 
 from autograd_lab import backend, events
 
-from autograd_lab_widget import bounds, drawing, messages, prediction
+from autograd_lab_widget import bounds, drawing, hosts, messages, picture, prediction
 from autograd_lab_widget.stepping import StepModel
 
 logger = logging.getLogger('autograd_lab_widget')
@@ -107,6 +108,9 @@ class GraphView(anywidget.AnyWidget):
     gpu_reason = traitlets.Unicode('').tag(sync=True)
     selected_id = traitlets.Int(None, allow_none=True, min=1).tag(sync=True)
     position = traitlets.Int(0, min=0).tag(sync=True)
+    #: Ties this view's static copies (see :meth:`_ipython_display_`) to the live widget,
+    #: which hides them where it draws.
+    static_key = traitlets.Unicode('').tag(sync=True)
 
     def __init__(self, outputs: Any = None, *, events_log: Sequence | None = None,
                  retain_grad: bool = False, enable_double_backprop: bool = False,
@@ -126,6 +130,7 @@ class GraphView(anywidget.AnyWidget):
                kwargs: dict) -> None:
         super().__init__(**kwargs)
         self._model = model
+        self.static_key = picture.new_key()
         self._timer = False
         self._last_draw = 0.0
         self._dirty = False
@@ -336,7 +341,9 @@ class GraphView(anywidget.AnyWidget):
             self.refresh()
 
     def _dispatch(self, kind: str, payload: Any) -> None:
-        if kind == 'select':
+        if kind == 'hello':  # a page drawing this view: answer that this kernel follows it
+            self.send({'type': 'hello'})
+        elif kind == 'select':
             self.select(payload)
         elif kind == 'expand':
             shown = self._shown or self._model.live.model
@@ -467,8 +474,53 @@ class GraphView(anywidget.AnyWidget):
         """One drawing per step boundary of the history (see :meth:`StepModel.frames`)."""
         return self._model.frames(dict(self.options))
 
+    # ---- showing it: live, static, docked ------------------------------------------------
+
+    def _ipython_display_(self, **kwargs: Any) -> None:
+        """Show the live widget, and after it a static picture of the graph as it is now.
+
+        The picture (:mod:`~autograd_lab_widget.picture`) is a second output: notebook
+        viewers that run no widget code, or give the widget view precedence over any other
+        representation of the same output (nbconvert's HTML, nbviewer, Jupyter Book),
+        show it.  Where the widget draws, it hides the picture (they share
+        ``static_key``), so the graph is never shown twice.
+        """
+        from IPython.display import display  # noqa: PLC0415 - only in IPython
+
+        live = super()._repr_mimebundle_(**kwargs) if self.comm is not None else None
+        if live:  # (data, metadata): anywidget's metadata turns on Colab's widget manager
+            data, metadata = live if isinstance(live, tuple) else (live, {})
+            data = {**data, 'text/plain': 'GraphView: the live graph (it needs a running '
+                                          'kernel); a static picture follows.'}
+            display(data, metadata=metadata, raw=True)
+        try:
+            still = self._picture(self.static_key if live else '')
+        except Exception as error:  # the live view matters more than its saved copy
+            logger.warning('no static picture of the graph: %s', error)
+            return
+        display(still.mimebundle(), raw=True)
+
+    def _picture(self, key: str) -> picture.Picture:
+        return picture.picture(self._model, dict(self.options), key=key)
+
+    def snapshot(self) -> picture.Picture:
+        """A static picture of the graph as the view shows it now: for a handout after a
+        few Steps (the cell's value is the picture; ``.save('step3.svg')`` writes it).
+
+        It is the live view's drawing (name, value and grad on every variable; the mark
+        on every function that ran; the next one outlined), laid out in Python with no
+        system Graphviz, at most ``picture.MAX_NODES`` nodes (the part around the next
+        function).  It stays as it is when the view moves on.
+        """
+        return self._picture('')
+
     def dock(self, title: str = 'autograd_lab graph', anchor: str = 'split-right') -> Any:
-        """Show the view in a JupyterLab side panel (needs the ``sidecar`` package)."""
+        """Show the view in a JupyterLab side panel (needs the ``sidecar`` package).
+
+        Hosts without JupyterLab's side panels (marimo, VS Code, Colab) raise
+        :class:`~autograd_lab_widget.hosts.DockUnavailable`, which says what to use there.
+        """
+        hosts.check_dock()
         try:
             from sidecar import Sidecar  # noqa: PLC0415 - optional
         except ImportError as error:
@@ -492,7 +544,8 @@ class GraphView(anywidget.AnyWidget):
         if model is None:
             return
         model.close()
-        if getattr(self, 'comm', None) is not None:
+        # at interpreter exit there is no page to redraw for (and nothing left to import)
+        if getattr(self, 'comm', None) is not None and not sys.is_finalizing():
             try:
                 self.refresh()
             except Exception as error:  # e.g. at interpreter exit: nothing left to show

@@ -46,6 +46,15 @@ function cellText(shape, rect, found) {
   return text;
 }
 
+// The cells of a node in the order Graphviz draws them.  Not the order of the keys: a
+// saved notebook's widget state is written with sorted keys (nbformat), and a view drawn
+// from it would put every text in the wrong cell.
+const CELLS = ['name', 'data', 'gcap', 'grad', 'fid', 'op', 'mark'];
+function cellOrder(text) {
+  const rank = (part) => (CELLS.includes(part) ? CELLS.indexOf(part) : CELLS.length);
+  return Object.keys(text).sort((a, b) => rank(a) - rank(b));
+}
+
 function polygonBox(polygon) {
   const pts = polygon.getAttribute('points').trim().split(/\s+/).map((p) => p.split(',').map(Number));
   const xs = pts.map((p) => p[0]);
@@ -178,7 +187,7 @@ export class GraphStage {
     this.cells = new Map();
     for (const node of this.svg.querySelectorAll('g.node')) {
       const id = node.getAttribute('id') || '';
-      const parts = Object.keys(((nodes || {})[id] || {}).text || {});
+      const parts = cellOrder(((nodes || {})[id] || {}).text || {});
       const holder = node.querySelector(':scope > g > a') || node;
       const cells = {};
       let current = null;

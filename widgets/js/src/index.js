@@ -19,6 +19,8 @@ const KEYS = {
   n: 'export-png', d: 'export-dot', l: 'export-log', h: 'export-html', '+': 'zoom-in',
   '=': 'zoom-in', '-': 'zoom-out', '/': 'search', Escape: 'close-menu',
 };
+// How long a page waits for the kernel's answer before it says that none came.
+const KERNEL_WAIT_MS = 4000;
 const LEGEND = [
   ['agl-input', 'input'], ['agl-output', 'output'], ['agl-func', 'function'],
   ['agl-grad', 'grad row'], ['agl-fresh', 'just changed'],
@@ -75,13 +77,39 @@ function render({ model, el: host }) {
   graphBox.appendChild(zoomBar);
   side.append(status, ledgerBox, inspect);
   stage.append(graphBox, side);
-  root.append(style, tools.bar, stage, legend());
+  // Where this widget draws, the static picture Python put after it for saved notebooks
+  // (an output carrying the same static_key) is hidden: one graph on screen, not two.
+  // A <style> in the page applies page-wide; it leaves with the widget.
+  const hideStatic = el('style');
+  const syncStaticKey = () => {
+    const key = String(model.get('static_key') || '').replace(/[^0-9a-f]/g, '');
+    const copy = `[data-agl-static="${key}"]`;
+    hideStatic.textContent = key ? `${copy}, .jp-OutputArea-child:has(${copy}) `
+      + '{ display: none !important; }' : '';
+  };
+  syncStaticKey();
+  root.append(style, hideStatic, tools.bar, stage, legend());
   host.appendChild(root);
 
   const send = (msg) => model.send(msg);
   let layouts = 0;
   const hint = el('span', 'agl-hint');
   root.querySelector('.agl-legend').prepend(hint);
+  // Is a kernel behind this view?  One saved with its notebook (JupyterLab restoring the
+  // saved widget state, nbconvert's HTML with the widget scripts, nbviewer, Jupyter Book)
+  // draws from that state, but nothing answers its buttons: say so instead of letting
+  // Step do nothing.  A live kernel answers 'hello' as soon as it is idle.
+  const noKernel = el('span', 'agl-no-kernel', 'No kernel answers this view yet: the '
+    + 'kernel is busy, or the view was saved in an earlier session (run its cell again '
+    + 'to step it).');
+  noKernel.setAttribute('role', 'status');
+  noKernel.hidden = true;
+  root.querySelector('.agl-legend').prepend(noKernel);
+  root.dataset.aglKernel = 'asked';
+  const unanswered = setTimeout(() => {
+    noKernel.hidden = false;
+    root.dataset.aglKernel = 'silent';
+  }, KERNEL_WAIT_MS);
   const graph = new GraphStage(graphBox, {
     hint,
     onClick: (id) => send({ type: 'select', id }),
@@ -205,7 +233,11 @@ function render({ model, el: host }) {
   });
   // Python asks the browser to save files it made (event log JSON, HTML replay).
   const onCustom = (msg) => {
-    if (msg && msg.type === 'download' && typeof msg.content === 'string') {
+    if (msg && msg.type === 'hello') {
+      clearTimeout(unanswered);
+      noKernel.hidden = true;
+      root.dataset.aglKernel = 'live';
+    } else if (msg && msg.type === 'download' && typeof msg.content === 'string') {
       downloadBlob(msg.content, String(msg.filename || 'download.txt'), String(msg.mime || 'text/plain'));
     }
   };
@@ -215,7 +247,8 @@ function render({ model, el: host }) {
     ['change:ledger', syncStatus], ['change:panel', syncPanel],
     ['change:gpu_available', syncDevice], ['change:gpu_reason', syncDevice],
     ['change:device', syncDevice], ['change:options', syncOptions], ['change:orders', syncOptions],
-    ['change:height', syncHeight], ['msg:custom', onCustom],
+    ['change:height', syncHeight], ['change:static_key', syncStaticKey],
+    ['msg:custom', onCustom],
   ];
   for (const [name, fn] of handlers) model.on(name, fn);
   syncHeight();
@@ -224,7 +257,9 @@ function render({ model, el: host }) {
   syncDevice();
   syncOptions();
   syncGraph();
+  send({ type: 'hello' });
   return () => {
+    clearTimeout(unanswered);
     for (const [name, fn] of handlers) model.off(name, fn);
     if (graph.observer) graph.observer.disconnect();
   };

@@ -95,6 +95,8 @@ export const STYLE = `
   stroke: var(--agl-accent); stroke-width: 2px; vector-effect: non-scaling-stroke; }
 .agl-legend .agl-hint { font-weight: 600; }
 .agl-legend .agl-hint:empty { display: none; }
+.agl-legend .agl-no-kernel { font-weight: 600; color: var(--agl-next-text); flex-basis: 100%; }
+.agl-legend .agl-no-kernel[hidden] { display: none; }
 .agl-side { flex: 0 0 350px; display: flex; flex-direction: column; gap: 6px; min-width: 0; }
 .agl-status {
   flex: 0 0 auto; height: 3.9em; overflow: hidden; padding: 4px 10px; border-radius: 8px;
