@@ -59,20 +59,3 @@ _sys.modules[__name__ + '.cuda'] = cuda  # ``import chainer.cuda`` gives that sa
 __version__ = '0.1.0'
 del configuration
 
-
-def load_ipython_extension(ipython: object) -> None:
-    """``%load_ext autograd_lab``: add the ``%%autograd_lab`` cell magic (the graph widget).
-
-    The widget package is imported only here, when the extension is loaded, so the
-    engine itself never imports it.
-    """
-    import importlib  # noqa: PLC0415 - deferred on purpose
-
-    importlib.import_module('autograd_lab_widget').load_ipython_extension(ipython)
-
-
-def unload_ipython_extension(ipython: object) -> None:
-    """``%unload_ext autograd_lab``: remove the cell magic again."""
-    import importlib  # noqa: PLC0415 - deferred on purpose
-
-    importlib.import_module('autograd_lab_widget').unload_ipython_extension(ipython)

@@ -372,6 +372,22 @@ def _function_edges(nodes: list, edges: list) -> list:
     return result
 
 
+def _output_list(outputs: Any) -> list:
+    """``outputs`` of :func:`build_computational_graph` as a list, checked."""
+    if isinstance(outputs, _OUTPUT_TYPES):
+        return [outputs]
+    try:
+        outputs = list(outputs)
+    except TypeError:
+        raise TypeError('outputs must be a Variable, VariableNode, FunctionNode or a list '
+                        f'of them, not {type(outputs).__name__}') from None
+    for o in outputs:
+        if not isinstance(o, _OUTPUT_TYPES):
+            raise TypeError('element of outputs must be either Variable, VariableNode, '
+                            f'or FunctionNode, not {type(o).__name__}')
+    return outputs
+
+
 def build_computational_graph(outputs: Any, remove_split: bool = True,
                               variable_style: Any = 'default', function_style: Any = 'default',
                               rankdir: str = 'TB', remove_variable: bool = False,
@@ -426,18 +442,7 @@ def build_computational_graph(outputs: Any, remove_split: bool = True,
     """
     if not remove_split:
         raise ValueError('remove_split=False is not supported anymore')
-    if isinstance(outputs, _OUTPUT_TYPES):
-        outputs = [outputs]
-    else:
-        try:
-            outputs = list(outputs)
-        except TypeError:
-            raise TypeError('outputs must be a Variable, VariableNode, FunctionNode or a list '
-                            f'of them, not {type(outputs).__name__}') from None
-        for o in outputs:
-            if not isinstance(o, _OUTPUT_TYPES):
-                raise TypeError('element of outputs must be either Variable, VariableNode, '
-                                f'or FunctionNode, not {type(o).__name__}')
+    outputs = _output_list(outputs)
     # Validate the drawing options before the (possibly long) walk.
     graph = ComputationalGraph([], [], variable_style, function_style, rankdir,
                                remove_variable, show_name)

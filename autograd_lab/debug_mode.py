@@ -100,7 +100,10 @@ def forward_done(func: Any, outputs: tuple) -> None:
 
 
 def add_stack(func: Any, error: BaseException) -> None:
-    """Append the stack that applied ``func`` (kept in debug mode) to ``error``'s message."""
+    """Append the stack that applied ``func`` to ``error``'s message, if it was kept (``func``
+    was applied in debug mode); else leave ``error`` as it is."""
+    if func.stack is None:
+        return
     extra = ('\n' + '-' * shutil.get_terminal_size().columns +
              '\nStacktrace of the function is below:\n' +
              ''.join(traceback.format_list(func.stack)))
@@ -144,22 +147,26 @@ def check_backward(func: Any, targets: tuple, gxs: Any, current_grad: Any) -> No
     if len(gxs) != len(targets):
         gxs = [gxs[i] for i in targets]
     for i, gx in zip(targets, gxs):
-        if gx is None or gx.array is None:
-            continue
-        node = func.inputs[i]
-        current = current_grad(node)
-        for expected in (node.shape, None if current is None else current.shape):
-            if expected is not None and gx.shape != expected:
-                raise ValueError(error_message(
-                    func, 'shape of gradients returned from backward is incorrect: '
-                          f'input-index={i}, actual {gx.shape} != expected {expected}'))
-        if current is not None and gx.dtype != current.dtype:
+        if gx is not None and gx.array is not None:
+            _check_gradient(func, i, gx, current_grad(func.inputs[i]))
+
+
+def _check_gradient(func: Any, i: int, gx: Any, current: Any) -> None:
+    """Check the gradient ``gx`` of ``func``'s input ``i`` against the input and against
+    ``current``, the gradient accumulated for it so far (an array or None)."""
+    node = func.inputs[i]
+    for expected in (node.shape, None if current is None else current.shape):
+        if expected is not None and gx.shape != expected:
             raise ValueError(error_message(
-                func, 'dtype of gradients returned from backward is incorrect: '
-                      f'input-index={i}, actual {gx.dtype} != expected {current.dtype}'))
-        for g in (gx.array, None if current is None else current):
-            if g is not None and backend._contains_nan(g):
-                raise RuntimeError(f'NaN is detected on backward computation of {func.label}')
+                func, 'shape of gradients returned from backward is incorrect: '
+                      f'input-index={i}, actual {gx.shape} != expected {expected}'))
+    if current is not None and gx.dtype != current.dtype:
+        raise ValueError(error_message(
+            func, 'dtype of gradients returned from backward is incorrect: '
+                  f'input-index={i}, actual {gx.dtype} != expected {current.dtype}'))
+    for g in (gx.array, None if current is None else current):
+        if g is not None and backend._contains_nan(g):
+            raise RuntimeError(f'NaN is detected on backward computation of {func.label}')
 
 
 def wrong_count_message(func: Any, count: int, targets: tuple) -> str:

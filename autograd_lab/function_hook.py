@@ -6,27 +6,23 @@ after the global hooks.
 
 How hooks relate to graph events
 --------------------------------
-FunctionHooks and event subscribers (:mod:`autograd_lab.events`) are two kinds of
-listener behind one mechanism:
+FunctionHooks and event subscribers (:mod:`autograd_lab.events`) both observe the
+engine, each behind one test that costs next to nothing while nobody observes:
 
-- **one switch**: :data:`autograd_lab.events.active` is true while anything
-  listens, a subscriber *or* a hook.  Every hook table is a :class:`HookTable`
-  that reports how many hooks it holds, so registering the first hook anywhere
-  (``with hook:`` in any thread, or ``add_hook`` on any node) turns the switch
-  on, and dropping the last one turns it off.  The engine tests this one flag,
-  and nothing else, before announcing anything; unobserved, a hook costs
-  nothing, exactly like an event.
-- **one set of announce points**: behind that test, the same places in
-  ``FunctionNode.apply`` and in the backward stepper serve both kinds of
-  listener.  Hooks get Chainer's live callbacks through the functions below
-  (:func:`forward_preprocess`, :func:`forward_postprocess`,
-  :func:`backward_preprocess`, :func:`backward_postprocess`), called at the
-  exact points spec section 18 requires; subscribers get immutable,
-  snapshot-carrying events built at the same points, and only when there is a
-  subscriber to receive them.
+- every hook table is a :class:`HookTable` that reports how many hooks it holds, so
+  :data:`registered` counts the hooks registered anywhere (``with hook:`` in any
+  thread, ``add_hook`` on any node, or an edit of :func:`get_function_hooks`); the
+  engine looks hooks up only while it is not 0.  Hooks get Chainer's live callbacks
+  through the functions below (:func:`forward_preprocess`, :func:`forward_postprocess`,
+  :func:`backward_preprocess`, :func:`backward_postprocess`), called at the exact
+  points spec section 18 requires;
+- subscribers get immutable, snapshot-carrying events from the recorder
+  (``autograd_lab.events.recorder``, None while nobody subscribes), called at the
+  same places in ``FunctionNode.apply`` and the backward stepper.
 
 So ``with TimerHook():`` and ``events.recording()`` observe one and the same
 sequence of engine actions, and neither can see anything the other misses.
+:data:`autograd_lab.events.active` is true while either kind listens.
 
 >>> import numpy as np, autograd_lab as chainer
 >>> class Names(chainer.FunctionHook):
@@ -48,30 +44,43 @@ from typing import Any
 
 from autograd_lab import events as _events
 
+# Reentrant: a hook table's finaliser may run (garbage collection) while this thread holds it.
+_lock = threading.RLock()
+#: How many FunctionHooks are registered, globally (any thread) or on a node.
+registered = 0
+
+
+def _count(delta: int) -> None:
+    global registered
+    with _lock:
+        registered += delta
+        if _events is not None:  # None: the interpreter is shutting down
+            _events.hooks_changed(registered)  # hooks need the backward context it keeps
+
 
 class HookTable(collections.OrderedDict):
-    """An ordered ``name -> FunctionHook`` table that keeps ``events.active`` in step.
+    """An ordered ``name -> FunctionHook`` table that keeps :data:`registered` in step.
 
     Whatever changes the table (``with hook:``, ``add_hook``, or a user editing
     :func:`get_function_hooks` directly) reports the change in size, so the engine
     looks for hooks exactly while some exist.
 
-    >>> from autograd_lab import events
+    >>> from autograd_lab import function_hook
     >>> table = HookTable()
     >>> table['h'] = FunctionHook()
-    >>> events.active
-    True
+    >>> function_hook.registered
+    1
     >>> del table['h']
-    >>> events.active
-    False
+    >>> function_hook.registered
+    0
     """
 
-    _counted = 0  # how many hooks this table has reported to the events switch
+    _counted = 0  # how many hooks this table has counted in ``registered``
 
     def _sync(self) -> None:
         size = len(self)
         if size != self._counted:
-            _events._hooks_changed(size - self._counted)
+            _count(size - self._counted)
             self._counted = size
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -120,8 +129,8 @@ class HookTable(collections.OrderedDict):
 
     def __del__(self) -> None:
         # A node (or a thread) that dies with hooks still registered gives them back.
-        if self._counted and _events is not None:
-            _events._hooks_changed(-self._counted)
+        if self._counted and _count is not None:  # None: the interpreter is shutting down
+            _count(-self._counted)
             self._counted = 0
 
 
@@ -193,11 +202,11 @@ class FunctionHook:
         """Called after ``function.backward``."""
 
 
-# ---- the announce points' hook side (called by the engine only while events.active) ------
+# ---- the engine's side (called only while ``registered``) -----------------------------------
 
 def hooks_of(function: Any) -> list | None:
     """The hooks observing ``function`` in this thread, global ones first; None if none."""
-    if not _events._hook_count:  # the switch is on for event subscribers only
+    if not registered:
         return None
     table = _state.hooks
     local = function._local_function_hooks

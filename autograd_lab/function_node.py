@@ -42,12 +42,11 @@ from autograd_lab import events as _events
 from autograd_lab.configuration import config
 from autograd_lab import function_hook as _function_hook
 from autograd_lab.function_hook import FunctionHook, HookTable
-from autograd_lab.variable import Variable, VariableNode, _new_variable
+from autograd_lab.variable import Variable, _new_variable
 
 _ndarray = numpy.ndarray
 _generic = numpy.generic
 _ref = weakref.ref
-_new = object.__new__
 
 # Double backprop: functions applied while a backward that builds a graph runs compute
 # gradients (grad-of-grad).  The stepper marks that time with ``backward_scope``; apply()
@@ -174,51 +173,15 @@ class FunctionNode:
         Nothing is linked into the graph until forward has succeeded, so a failing
         call (bad types, an exception in forward or in a hook) changes nothing.
         """
-        # This is the hot path of every operation: plain loops, locals, no helpers.
-        in_vars = []
-        in_data = []
-        requires_grad = False
-        rank = 0
-        wrapped = None  # Variables made here for raw-array inputs, announced only on success
-        for x in inputs:
-            if isinstance(x, Variable):
-                d = x._data
-                if d is None:
-                    raise TypeError(f'{self.label}: an input variable is uninitialized '
-                                    '(it has no array yet)')
-                if x._requires_grad:
-                    requires_grad = True
-                r = x._node.rank
-                rank = max(rank, r)
-            elif backend.is_array(x):
-                d = x
-                x = _new_variable(x, False)
-                if wrapped is None:
-                    wrapped = []
-                wrapped.append(x)
-            else:
-                raise TypeError(f'incompatible array types are mixed in the forward input '
-                                f'({self.label}): got {type(x).__name__}, expected a Variable '
-                                'or an ndarray')
-            in_vars.append(x)
-            in_data.append(d)
-        in_data = tuple(in_data)
-        for d in in_data:
-            if type(d) is not _ndarray:
-                _check_same_device(self, in_data)
-                break
-
+        # The hot path of every operation: plain loops and locals, one helper per stage.
+        in_nodes, in_data, requires_grad, rank, wrapped = _gather_inputs(self, inputs)
         if config.type_check:
             self._check_inputs(in_data)
             if self._runs_check_type_forward:  # (a class or instance attribute, see below)
                 from autograd_lab.utils import type_check  # noqa: PLC0415
                 type_check.check_type_forward_of(self, in_data)
-
-        # One observation switch for FunctionHooks and event subscribers alike.
-        # (Hooks are looked up only while some exist: events alone skip the call.)
-        hooks = (_function_hook.forward_preprocess(self, in_data) if _events._hook_count
-                 else None) if _events.active else None
-
+        hooks = _function_hook.forward_preprocess(self, in_data) \
+            if _function_hook.registered else None
         outputs = self.forward(in_data)
         if type(outputs) is not tuple:
             raise TypeError(f'forward output must be a tuple ({self.label})\n'
@@ -227,64 +190,47 @@ class FunctionNode:
             if type(y) is not _ndarray:
                 outputs = _force_arrays(self, outputs)
                 break
-
         if hooks is not None:
             _function_hook.forward_postprocess(hooks, self, in_data)
         if _configuration.debug_used and config.debug:
             _debug_mode.forward_done(self, outputs)
-
-        if not config.enable_backprop:
+        recorded = config.enable_backprop
+        if recorded:
+            rets = self._link(in_nodes, in_data, outputs, requires_grad, rank)
+        else:
             self._input_indexes_to_retain = self._output_indexes_to_retain = None
             rets = tuple([_new_variable(y, requires_grad) for y in outputs])
-            if _events.active:
-                if wrapped is not None:
-                    _announce(wrapped)
-                _events.function_applied(self, in_vars, rets, False)
-            return rets
+        if _events.recorder is not None:
+            _events.recorder.function_applied(self, in_nodes, rets, recorded, wrapped)
+        return rets
 
+    def _link(self, in_nodes: list, in_data: tuple, outputs: tuple, requires_grad: bool,
+              rank: int) -> tuple:
+        """Make the output Variables and link them into the graph: this node keeps its
+        inputs' nodes, its outputs' nodes weakly, and the arrays it asked to retain."""
         self.rank = rank
-        self.inputs = tuple([x._node for x in in_vars])
+        self.inputs = tuple(in_nodes)
         rets = []
-        out_refs = []
-        out_rank = rank + 1
-        for y in outputs:  # _new_variable, inlined: this loop runs for every output
-            var = _new(Variable)
-            var._data = y
-            var._grad = var._grad_var = var._loss_scale = None
-            var._requires_grad = requires_grad
-            node = _new(VariableNode)
-            node._variable = _ref(var)
-            node.data = node.name = node._old_style_creator = node._uid = None
-            node._creator_node = self
-            node.rank = out_rank
-            node._requires_grad = requires_grad
-            node.shape = y.shape
-            node.dtype = y.dtype
-            var._node = node
+        refs = []
+        for y in outputs:
+            var = _new_variable(y, requires_grad, self)
             rets.append(var)
-            out_refs.append(_ref(node))
-        self.outputs = tuple(out_refs)
+            refs.append(_ref(var._node))
+        self.outputs = tuple(refs)
         if _building:  # a backward that builds a graph is running (in some thread)
             parent = getattr(_backward_of, 'func', None)
             if parent is not None:
                 self._backward_order = parent._backward_order + 1
-
         if self._input_indexes_to_retain is not None:
-            in_nodes = self.inputs
             for i in self._input_indexes_to_retain:
-                in_nodes[i].data = in_data[i]
+                self.inputs[i].data = in_data[i]
         if self._output_indexes_to_retain is not None:
             retained = []
             for i in self._output_indexes_to_retain:
                 retained.append(outputs[i])
                 rets[i]._node.data = outputs[i]
             self._retained_output_data = tuple(retained)
-        rets = tuple(rets)
-        if _events.active:
-            if wrapped is not None:
-                _announce(wrapped)
-            _events.function_applied(self, in_vars, rets, True)
-        return rets
+        return tuple(rets)
 
     def _check_inputs(self, in_data: tuple) -> None:
         """Fast input checks of built-in nodes; raise InvalidType before any work is done."""
@@ -416,9 +362,44 @@ class _CheckTypeForward:
 FunctionNode.check_type_forward = _CheckTypeForward()  # type: ignore[assignment]
 
 
-def _announce(variables: list) -> None:
-    for var in variables:
-        _events.variable_created(var)
+def _gather_inputs(func: FunctionNode, inputs: Iterable[Any]) -> tuple:
+    """``(nodes, arrays, requires_grad, rank, wrapped)`` of ``inputs``: raw arrays are
+    wrapped in new Variables (``wrapped``, announced only once the function has run)."""
+    in_nodes = []
+    in_data = []
+    requires_grad = False
+    rank = 0
+    wrapped = None
+    on_numpy = True
+    for x in inputs:
+        if type(x) is Variable or isinstance(x, Variable):  # (the common case first)
+            d = x._data
+            if d is None:
+                raise TypeError(f'{func.label}: an input variable is uninitialized '
+                                '(it has no array yet)')
+            if x._requires_grad:
+                requires_grad = True
+            r = x._node.rank
+            rank = r if r > rank else rank  # (not max(): a call per input)
+            in_nodes.append(x._node)
+        elif backend.is_array(x):
+            d = x
+            x = _new_variable(x, False)
+            if wrapped is None:
+                wrapped = []
+            wrapped.append(x)
+            in_nodes.append(x._node)
+        else:
+            raise TypeError(f'incompatible array types are mixed in the forward input '
+                            f'({func.label}): got {type(x).__name__}, expected a Variable '
+                            'or an ndarray')
+        if type(d) is not _ndarray:
+            on_numpy = False
+        in_data.append(d)
+    in_data = tuple(in_data)
+    if not on_numpy:
+        _check_same_device(func, in_data)
+    return in_nodes, in_data, requires_grad, rank, wrapped
 
 
 def _check_same_device(func: FunctionNode, in_data: tuple) -> None:

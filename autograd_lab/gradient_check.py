@@ -160,14 +160,7 @@ def numerical_grad(
       ...
     autograd_lab.gradient_check.NondifferentiableError: f does not look differentiable ...
     """
-    assert eps > 0, f'eps must be positive, got {eps}'  # an AssertionError, as Chainer's
-    if not isinstance(inputs, (tuple, list)):
-        raise TypeError(f'inputs must be a tuple or a list of arrays, not {type(inputs)}')
-    inputs = tuple(inputs)
-    for x in inputs:
-        if not backend.is_array(x) or x.dtype.kind != 'f':
-            raise TypeError('numerical_grad needs float arrays as inputs, got '
-                            f'{getattr(x, "dtype", type(x))}')
+    inputs = _float_inputs(inputs, eps)
     grad_outputs = tuple(None if g is None else
                          _to_float64(g) if backend.is_array(g) else float(g)
                          for g in _as_tuple(grad_outputs))
@@ -221,18 +214,39 @@ def _differences(evaluate: Callable[[], tuple], inputs: tuple, grad_outputs: tup
             if detect_nondifferentiable:
                 _detect_kink(samples, i_in, index, eps=eps, diff_atol=diff_atol,
                              diff_rtol=diff_rtol)
-            for k, gy in enumerate(grad_outputs):
-                if gy is None or samples[0][k] is None:
-                    continue
-                ys = [sample[k] for sample in samples]
-                if len(ys) == 2:
-                    difference = ys[1] - ys[0]
-                else:  # in Chainer's order of operations, for the same rounding
-                    difference = -ys[4] + 8 * ys[3] - 8 * ys[1] + ys[0]
-                gx[index] = gx[index] + (difference * gy).sum() / denominator
+            gx[index] = _difference(samples, grad_outputs, denominator)
         grads.append(gx.astype(x.dtype) if backend.get_array_module(x) is numpy
                      else backend.get_array_module(x).asarray(gx, dtype=x.dtype))
     return grads
+
+
+def _float_inputs(inputs: Any, eps: float) -> tuple:
+    """``numerical_grad``'s ``inputs`` and ``eps``, checked."""
+    assert eps > 0, f'eps must be positive, got {eps}'  # an AssertionError, as Chainer's
+    if not isinstance(inputs, (tuple, list)):
+        raise TypeError(f'inputs must be a tuple or a list of arrays, not {type(inputs)}')
+    for x in inputs:
+        if not backend.is_array(x) or x.dtype.kind != 'f':
+            raise TypeError('numerical_grad needs float arrays as inputs, got '
+                            f'{getattr(x, "dtype", type(x))}')
+    return tuple(inputs)
+
+
+def _difference(samples: list, grad_outputs: tuple, denominator: float) -> Any:
+    """``sum_k <difference of samples[.][k], grad_outputs[k]> / denominator``: the finite
+    difference of one input element (two samples: central; five: the five-point formula),
+    in Chainer's order of operations, for the same rounding."""
+    total = numpy.float64(0.0)
+    for k, gy in enumerate(grad_outputs):
+        if gy is None or samples[0][k] is None:
+            continue
+        ys = [sample[k] for sample in samples]
+        if len(ys) == 2:
+            difference = ys[1] - ys[0]
+        else:
+            difference = -ys[4] + 8 * ys[3] - 8 * ys[1] + ys[0]
+        total = total + (difference * gy).sum() / denominator
+    return total
 
 
 def _detect_kink(samples: list, i_in: int, index: tuple, *, eps: float, diff_atol: float,
@@ -378,8 +392,8 @@ def check_backward(
             :func:`numerical_grad`; its ``diff_rtol`` default is used).
 
     Raises:
-        AssertionError: the gradients disagree, or an input listed in
-            ``no_grads`` received a gradient.
+        AssertionError: the gradients disagree.
+        RuntimeError: an input listed in ``no_grads`` received a gradient (as Chainer).
         ValueError: inconsistent arguments (lengths, shapes, non-float ``dtype``).
 
     >>> import numpy as np
@@ -395,51 +409,17 @@ def check_backward(
     if dtype is not None and numpy.dtype(dtype).kind != 'f':
         raise ValueError(f'dtype must be a float dtype or None, got {numpy.dtype(dtype)}')
     xs = _as_tuple(x_data)
-    params = _as_tuple(params) if params is not None else ()
-    for p in params:
-        if not isinstance(p, Variable):
-            raise TypeError(f'params must be Variables or Parameters, not {type(p).__name__}')
-    if no_grads is None:
-        no_grads = [x is None or x.dtype.kind != 'f' for x in xs]
-    else:
-        no_grads = [bool(s) for s in no_grads]
-        if len(no_grads) != len(xs):
-            raise ValueError(f'no_grads has {len(no_grads)} entries but there are {len(xs)} '
-                             'inputs')
+    params = _variables(params)
+    no_grads = _no_grads(xs, no_grads)
 
-    # -- analytic: one backward pass --------------------------------------------------------
-    from autograd_lab.backprop import grad  # noqa: PLC0415 - cycle
-    x_vars = [None if x is None else Variable(x, requires_grad=x.dtype.kind == 'f')
-              for x in xs]
-    ys = tuple(_as_tuple(func(*x_vars)))
-    for y in ys:
-        if y is not None and not isinstance(y, Variable):
-            raise TypeError(f'func must return Variables, got {type(y).__name__}')
-    gys = _check_y_grad(ys, None if y_grad is None else _as_tuple(y_grad))
-    roots = _merge_roots([(y, gy) for y, gy in zip(ys, gys, strict=True) if gy is not None])
-    wrt = [v for v in x_vars if v is not None] + list(params)
-    if roots and wrt:
-        # The seeds are copies so that nothing during backward can alias the caller's arrays.
-        found = grad([y for y, _ in roots], wrt, [Variable(gy.copy()) for _, gy in roots])
-    else:
-        found = [None] * len(wrt)
-    found_iter = iter(found)
-    x_grads = [None if v is None else next(found_iter) for v in x_vars]
-    p_grads = list(found_iter)
-    for i, (skip, g) in enumerate(zip(no_grads, x_grads, strict=True)):
-        if skip and g is not None:
-            raise RuntimeError(f'gradient of int variable must be None: input {i} is listed '
-                               'in no_grads (or is not float) but backward computed a '
-                               f'gradient for it:\n    {_format(g.array)}')  # (as Chainer)
-
+    gys, x_grads, p_grads = _backward_grads(func, xs, y_grad, params, no_grads)
     targets = [x for x, skip in zip(xs, no_grads, strict=True) if not skip]
     targets += [p.array for p in params]
     target_grads = [g for g, skip in zip(x_grads, no_grads, strict=True) if not skip] + p_grads
     directions = _random_direction([None if x is None else x.shape for x in targets])
-    analytic = 0.0
-    for g, r in zip(target_grads, directions, strict=True):
-        if g is not None and r is not None:
-            analytic += float((_to_float64(backend.CpuDevice().send(g.array)) * r).sum())
+    analytic = sum((float((_to_float64(backend.CpuDevice().send(g.array)) * r).sum())
+                    for g, r in zip(target_grads, directions, strict=True)
+                    if g is not None and r is not None), 0.0)
 
     # -- numerical: central difference along the direction ---------------------------------
     def perturbed(base: Any, direction: Any, t: float) -> Any:
@@ -448,12 +428,8 @@ def check_backward(
         moved = _to_float64(base) + t * xp.asarray(direction)
         return xp.asarray(moved, dtype=target_dtype)  # 0-dim stays an array
 
-    def cast_fixed(x: Any) -> Any:
-        if x is None or dtype is None or x.dtype.kind != 'f':
-            return x
-        return x.astype(dtype)
-
-    fixed_inputs = [cast_fixed(x) for x in xs]
+    fixed_inputs = [x if x is None or dtype is None or x.dtype.kind != 'f' else x.astype(dtype)
+                    for x in xs]
     saved_params = [p.array for p in params]
     n_x = sum(1 for skip in no_grads if not skip)
 
@@ -483,14 +459,51 @@ def check_backward(
 
     if failed:
         tolerance = atol + rtol * abs(numeric)
-        lines = ['check_backward failed: the gradient from backward does not match finite '
-                 'differences.',
-                 f'  directional derivative from backward: {analytic!r}',
-                 f'  directional derivative, numerical:    {numeric!r}',
-                 f'  |difference| = {abs(analytic - numeric)!r} > atol + rtol*|numerical| = '
-                 f'{tolerance!r}  (eps={eps}, atol={atol}, rtol={rtol}, dtype={dtype})']
-        lines += report
-        raise AssertionError('\n'.join(lines))
+        raise AssertionError('\n'.join([
+            'check_backward failed: the gradient from backward does not match finite '
+            'differences.',
+            f'  directional derivative from backward: {analytic!r}',
+            f'  directional derivative, numerical:    {numeric!r}',
+            f'  |difference| = {abs(analytic - numeric)!r} > atol + rtol*|numerical| = '
+            f'{tolerance!r}  (eps={eps}, atol={atol}, rtol={rtol}, dtype={dtype})', *report]))
+
+
+def _variables(params: Any) -> tuple:
+    """``check_backward``'s ``params`` as a tuple of Variables, checked."""
+    params = _as_tuple(params) if params is not None else ()
+    for p in params:
+        if not isinstance(p, Variable):
+            raise TypeError(f'params must be Variables or Parameters, not {type(p).__name__}')
+    return params
+
+
+def _backward_grads(func: Callable[..., Any], xs: tuple, y_grad: Any, params: tuple,
+                    no_grads: list) -> tuple:
+    """``check_backward``'s analytic side, one backward pass: ``(output gradients, the
+    inputs' gradients, the params' gradients)``."""
+    from autograd_lab.backprop import grad  # noqa: PLC0415 - cycle
+    x_vars = [None if x is None else Variable(x, requires_grad=x.dtype.kind == 'f')
+              for x in xs]
+    ys = tuple(_as_tuple(func(*x_vars)))
+    for y in ys:
+        if y is not None and not isinstance(y, Variable):
+            raise TypeError(f'func must return Variables, got {type(y).__name__}')
+    gys = _check_y_grad(ys, None if y_grad is None else _as_tuple(y_grad))
+    roots = _merge_roots([(y, gy) for y, gy in zip(ys, gys, strict=True) if gy is not None])
+    wrt = [v for v in x_vars if v is not None] + list(params)
+    if roots and wrt:
+        # The seeds are copies so that nothing during backward can alias the caller's arrays.
+        found = grad([y for y, _ in roots], wrt, [Variable(gy.copy()) for _, gy in roots])
+    else:
+        found = [None] * len(wrt)
+    found_iter = iter(found)
+    x_grads = [None if v is None else next(found_iter) for v in x_vars]
+    for i, (skip, g) in enumerate(zip(no_grads, x_grads, strict=True)):
+        if skip and g is not None:
+            raise RuntimeError(f'gradient of int variable must be None: input {i} is listed '
+                               'in no_grads (or is not float) but backward computed a '
+                               f'gradient for it:\n    {_format(g.array)}')  # (as Chainer)
+    return gys, x_grads, list(found_iter)
 
 
 def _elementwise_report(evaluate_along: Callable, targets: list, target_grads: list, *,
@@ -517,6 +530,15 @@ def _elementwise_report(evaluate_along: Callable, targets: list, target_grads: l
                      f'{_format(None if g is None else g.array)}')
         lines.append(f'  {names[i]} numerical gradient: {_format(numeric)}')
     return lines
+
+
+def _no_grads(xs: tuple, no_grads: Sequence[bool] | None) -> list:
+    """One bool per input: True for an input not differentiated (default: non-float)."""
+    if no_grads is None:
+        return [x is None or x.dtype.kind != 'f' for x in xs]
+    if len(no_grads) != len(xs):
+        raise ValueError(f'no_grads has {len(no_grads)} entries but there are {len(xs)} inputs')
+    return [bool(s) for s in no_grads]
 
 
 # ---- check_double_backward ----------------------------------------------------------------
@@ -563,12 +585,7 @@ def check_double_backward(
     xs = _as_tuple(x_data)
     params = _as_tuple(params) if params is not None else ()
     n_x = len(xs)
-    if no_grads is None:
-        no_grads = [x is None or x.dtype.kind != 'f' for x in xs]
-    else:
-        no_grads = [bool(s) for s in no_grads]
-        if len(no_grads) != n_x:
-            raise ValueError(f'no_grads has {len(no_grads)} entries but there are {n_x} inputs')
+    no_grads = _no_grads(xs, no_grads)
     differentiated = [i for i in range(n_x) if not no_grads[i]]
 
     ggxs = _as_tuple(x_grad_grad)

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import contextlib
 import copy as copy_module
-import threading
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, MutableSequence
@@ -48,9 +47,8 @@ import numpy
 
 from autograd_lab import backend, initializers
 from autograd_lab import device_resident as _device_resident
+from autograd_lab import events as _events
 from autograd_lab.parameter import Parameter
-
-_scope = threading.local()
 
 
 def current_links() -> tuple:
@@ -75,7 +73,7 @@ def current_links() -> tuple:
     >>> current_links()
     ()
     """
-    return tuple(getattr(_scope, 'stack', ()))
+    return tuple(_events.running_links())
 
 
 def _is_shape(value: Any) -> bool:
@@ -206,14 +204,12 @@ class Link:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self._check_init_done()
-        stack = getattr(_scope, 'stack', None)
-        if stack is None:
-            stack = _scope.stack = []
-        stack.append(self)
+        running = _events.running_links()  # events made meanwhile carry this link's path
+        running.append(self)
         try:
             return _forward_of(self)(*args, **kwargs)
         finally:
-            stack.pop()
+            running.pop()
 
     # ---- hierarchy ------------------------------------------------------------------
 

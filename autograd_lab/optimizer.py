@@ -206,12 +206,7 @@ class UpdateRule:
         if fp32:
             target = self._fp32_target(param)
         if data is not None:
-            if self._state is None or self._state:
-                self._init_states(target)
-            grad = _writable_grad(target)
-            loss_scale = param._loss_scale
-            if loss_scale is not None and grad is not None:
-                grad /= loss_scale  # in place: after update, param.grad is unscaled
+            self._prepare_update(param, target)
         hooks = self._hooks
         if hooks.pre:
             for hook in hooks.pre.values():
@@ -224,8 +219,18 @@ class UpdateRule:
             if data is not None:
                 param.array = target.array.astype(param.dtype)
             target.grad = None
-        if _events.active:  # unobserved, one flag test per parameter update
-            _events.parameter_updated(param, self)
+        if _events.recorder is not None:  # unobserved, one test per parameter update
+            _events.recorder.parameter_updated(param, self)
+
+    def _prepare_update(self, param: Variable, target: Variable) -> None:
+        """Before the update of an initialized ``param`` (``target``: it, or its float32
+        master copy): the states, made once, and the gradient divided by the loss scale."""
+        if self._state is None or self._state:
+            self._init_states(target)
+        grad = _writable_grad(target)
+        loss_scale = param._loss_scale
+        if loss_scale is not None and grad is not None:
+            grad /= loss_scale  # in place: after update, param.grad is unscaled
 
     def _fp32_target(self, param: Variable) -> Parameter:
         master = self._fp32_param

@@ -104,9 +104,8 @@ class Parameter(Variable):
         self._grad = grad
         self._grad_var = None
         self._grad_valid = True
-        if _events.active:
-            _events.emit(_events.ParameterInitialized(var_id=_events.uid(self),
-                                                      shape=data.shape, dtype=str(data.dtype)))
+        if _events.recorder is not None:
+            _events.recorder.parameter_initialized(self)
 
     def cleargrad(self) -> None:
         super().cleargrad()
@@ -164,8 +163,8 @@ class Parameter(Variable):
             cell = self.__dict__['_data_cell'] = [weakref.ref(self)]
         cell.append(weakref.ref(new))
         new.__dict__['_data_cell'] = cell
-        if _events.active:
-            _events.variable_created(new)
+        if _events.recorder is not None:
+            _events.recorder.variable_created(new)
         return new
 
     def __reduce__(self) -> tuple:

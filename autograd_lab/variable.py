@@ -32,6 +32,7 @@ from autograd_lab import events as _events
 from autograd_lab.backend import Device
 
 _new = object.__new__
+_ref = weakref.ref
 _ndarray = numpy.ndarray
 
 
@@ -158,12 +159,7 @@ class VariableNode:
         var = self._variable()
         if var is not None:
             return var
-        var = _new(Variable)
-        var._data = self.data
-        var._node = self
-        var._grad = var._grad_var = var._loss_scale = None
-        var._requires_grad = self._requires_grad
-        return var
+        return _new_variable(self.data, self._requires_grad, node=self)
 
     def get_variable_or_none(self) -> Variable | None:
         """The live Variable, or None when it has been garbage-collected."""
@@ -235,8 +231,8 @@ class Variable:
         self._requires_grad = requires_grad
         self._loss_scale = None
         self._node = VariableNode(self, name)
-        if _events.active:
-            _events.variable_created(self)
+        if _events.recorder is not None:
+            _events.recorder.variable_created(self)
 
     @classmethod
     def _init_unchecked(cls, data: Any = None, name: str | None = None, grad: Any = None,
@@ -258,9 +254,8 @@ class Variable:
         node._set_data_type(d)
         if node.data is not None:  # a retained array follows the new one (as Chainer)
             node.data = d
-        if _events.active:
-            _events.emit(_events.DataChanged(var_id=_events.uid(self), how='replaced',
-                                             data=_events.snapshot(d)))
+        if _events.recorder is not None:
+            _events.recorder.data_changed(self, 'replaced')
 
     data = array
 
@@ -275,8 +270,8 @@ class Variable:
         _check_grad(g, self._data)
         self._grad = g
         self._grad_var = None
-        if _events.active:
-            _events.grad_changed(_events.GradSet, self)
+        if _events.recorder is not None:
+            _events.recorder.grad_changed(_events.GradSet, self)
 
     @property
     def grad_var(self) -> Variable | None:
@@ -296,8 +291,8 @@ class Variable:
             _check_grad(g._data, self._data)
         self._grad = None
         self._grad_var = g
-        if _events.active:
-            _events.grad_changed(_events.GradSet, self)
+        if _events.recorder is not None:
+            _events.recorder.grad_changed(_events.GradSet, self)
 
     def _set_grad_unchecked(self, g: Any) -> None:
         """Store a gradient (an array or a Variable) the engine has already checked."""
@@ -369,8 +364,8 @@ class Variable:
     @name.setter
     def name(self, n: str | None) -> None:
         self._node.name = n
-        if _events.active:
-            _events.variable_renamed(self)
+        if _events.recorder is not None:
+            _events.recorder.variable_renamed(self)
 
     @property
     def requires_grad(self) -> bool:
@@ -387,12 +382,10 @@ class Variable:
 
     def unchain(self) -> None:
         """Cut the link to the creator: this variable becomes a leaf of later backward passes."""
-        had_creator = self._node._creator_node is not None
+        cut = (self._node,) if self._node._creator_node is not None else ()
         self._node.unchain()
-        if _events.active:
-            ident = _events.uid(self)
-            _events.emit(_events.Unchained(root_id=ident, backward=False,
-                                           var_ids=(ident,) if had_creator else ()))
+        if _events.recorder is not None:
+            _events.recorder.unchained(self, False, cut)
 
     def unchain_backward(self) -> None:
         """Unchain every function reachable backward from this variable.
@@ -402,10 +395,8 @@ class Variable:
         """
         from autograd_lab.function_node import unchain_backward  # noqa: PLC0415 - cycle
         funcs, nodes = unchain_backward(self._node)
-        if _events.active:
-            _events.emit(_events.Unchained(root_id=_events.uid(self), backward=True,
-                                           var_ids=tuple(_events.uid(n) for n in nodes),
-                                           func_ids=tuple(_events.uid(f) for f in funcs)))
+        if _events.recorder is not None:
+            _events.recorder.unchained(self, True, nodes, funcs)
 
     # ---- shape information -------------------------------------------------------
 
@@ -454,8 +445,8 @@ class Variable:
         """Drop the gradient (``grad`` becomes None)."""
         self._grad = None
         self._grad_var = None
-        if _events.active:
-            _events.grad_changed(_events.GradCleared, self)
+        if _events.recorder is not None:
+            _events.recorder.grad_changed(_events.GradCleared, self)
 
     def zerograd(self) -> None:
         """Fill the gradient with zeros in place (deprecated: use :meth:`cleargrad`)."""
@@ -471,8 +462,8 @@ class Variable:
             self._grad = backend.get_array_module(self._data).zeros_like(self._data)
         else:
             self._grad.fill(0)
-        if _events.active:
-            _events.grad_changed(_events.GradZeroed, self)
+        if _events.recorder is not None:
+            _events.recorder.grad_changed(_events.GradZeroed, self)
 
     def addgrad(self, var: Variable) -> None:
         """Add ``var``'s gradient to this variable's (a new graph node, not in place)."""
@@ -490,8 +481,8 @@ class Variable:
             self._set_grad_unchecked(src_var)
         else:
             self._set_grad_unchecked(src_var + dst_var)
-        if _events.active:
-            _events.grad_changed(_events.GradAdded, self)
+        if _events.recorder is not None:
+            _events.recorder.grad_changed(_events.GradAdded, self)
 
     def copydata(self, var: Variable) -> None:
         """Copy ``var``'s array into this one in place (NumPy casting and broadcasting)."""
@@ -505,9 +496,8 @@ class Variable:
             self.initialize(var.shape)  # type: ignore[attr-defined]
             dst = self._data
         backend.copyto(dst, src)
-        if _events.active:
-            _events.emit(_events.DataChanged(var_id=_events.uid(self), how='copied',
-                                             data=_events.snapshot(dst)))
+        if _events.recorder is not None:
+            _events.recorder.data_changed(self, 'copied')
 
     # ---- devices ----------------------------------------------------------------
 
@@ -534,10 +524,8 @@ class Variable:
             self._grad = dev.send(self._grad)
         if self._node.data is not None:  # a retained copy must follow, or backward mixes devices
             self._node.data = self._data
-        if _events.active:
-            _events.emit(_events.DeviceMoved(
-                var_id=_events.uid(self), source=str(backend.get_device_from_array(source)),
-                destination=str(dev)))
+        if _events.recorder is not None:
+            _events.recorder.device_moved(self, backend.get_device_from_array(source), dev)
 
     def to_intel64(self) -> None:
         raise RuntimeError(backend._IDEEP_ERROR)
@@ -667,19 +655,28 @@ def _recreate_variable(data: Any, name: str | None, grad: Any, requires_grad: bo
     return var
 
 
-def _new_variable(data: Any, requires_grad: bool) -> Variable:
-    """Fast constructor for function outputs (data already checked by the caller)."""
+def _new_variable(data: Any, requires_grad: bool, creator: Any = None,
+                  node: VariableNode | None = None) -> Variable:
+    """The engine's one way of making a Variable without ``__init__``: no checks, nothing
+    announced (the caller has checked ``data`` and announces what it made).
+
+    A new VariableNode comes with it, made by ``creator`` (a FunctionNode whose rank is
+    set) or a leaf, unless ``node`` is given: then the Variable is a new one for that
+    existing node (whose own Variable is gone).
+    """
     var = _new(Variable)
     var._data = data
     var._grad = var._grad_var = var._loss_scale = None
     var._requires_grad = requires_grad
-    node = _new(VariableNode)
-    node._variable = weakref.ref(var)
-    node._creator_node = node.data = node.name = node._old_style_creator = node._uid = None
-    node.rank = 0
-    node._requires_grad = requires_grad
-    node.shape = data.shape
-    node.dtype = data.dtype
+    if node is None:
+        node = _new(VariableNode)
+        node._variable = _ref(var)
+        node.data = node.name = node._old_style_creator = node._uid = None
+        node._creator_node = creator
+        node.rank = 0 if creator is None else creator.rank + 1
+        node._requires_grad = requires_grad
+        node.shape = data.shape
+        node.dtype = data.dtype
     var._node = node
     return var
 

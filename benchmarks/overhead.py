@@ -40,6 +40,11 @@ def _best(fn, repeat: int) -> float:
 
 
 def measure_chainer_like(chainer, F, n_ops: int, repeat: int) -> dict:
+    return {name: _best(fn, repeat) for name, fn in workloads(chainer, F, n_ops).items()}
+
+
+def workloads(chainer, F, n_ops: int) -> dict:
+    """The three measured bodies, by column, for Chainer or autograd_lab."""
     import numpy as np
     blocks = n_ops // 4
     x0 = np.linspace(-1, 1, 16).astype(np.float32)
@@ -65,8 +70,8 @@ def measure_chainer_like(chainer, F, n_ops: int, repeat: int) -> dict:
         gx, gw = chainer.grad([F.sum(h)], [x, w], enable_double_backprop=True)
         F.sum(gx * gx + gw).backward()
 
-    return {'forward': _best(chain, repeat), 'forward+backward': _best(forward_backward, repeat),
-            'double backprop': _best(double_backprop, repeat)}
+    return {'forward': chain, 'forward+backward': forward_backward,
+            'double backprop': double_backprop}
 
 
 def measure_torch(n_ops: int, repeat: int) -> dict:

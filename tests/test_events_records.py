@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 
 import autograd_lab as chainer
 import autograd_lab.functions as F
@@ -127,18 +128,34 @@ def test_snapshots_hold_the_values_of_the_moment_and_each_read_is_a_fresh_array(
     assert log[1].data.tolist() == [3.0, 6.0]
 
 
+class Copy(chainer.FunctionNode):
+    """Its output is a copy of its input, whatever the array."""
+
+    def forward(self, inputs):
+        return inputs[0].copy(),
+
+
 def test_snapshot_forms_for_odd_arrays():
+    """Each way a value reaches a log (a record, an apply group, a grad event) reads back as
+    :func:`events.snapshot` of it."""
     arrays = [np.zeros((0, 3), np.float32), np.array(7, np.int64),
               np.arange(8, dtype='>f8')[::2],  # non-native byte order, not contiguous
               np.array([{'a': 1}, None], dtype=object), np.ones(100, np.float32)]
     for array in arrays:
-        frozen = events._value(events._snap(array))
+        with events.recording() as log:
+            x = Variable(array)  # a record
+            y, = Copy().apply((x,))  # an apply group
+            x.grad = array.copy()  # a grad event
+        values = [log[0].data, log.of_kind('variable_created')[1].data,
+                  log.of_kind('grad_set')[0].grad]
         expected = events.snapshot(array)
-        if isinstance(expected, events.Summary):
-            assert frozen == expected
-        else:
-            assert frozen.shape == array.shape and frozen.dtype == array.dtype
-            assert frozen.tolist() == array.tolist()
+        for value in values:
+            if isinstance(expected, events.Summary):
+                assert value == expected
+            else:
+                assert value.shape == array.shape and value.dtype == array.dtype
+                assert value.tolist() == array.tolist()
+        assert y.array.tolist() == array.tolist()
 
 
 def test_step_frontiers_list_the_first_waiting_functions_in_order():
@@ -294,3 +311,37 @@ def test_dropped_stays_exact_as_listeners_come_and_go():
     assert events.VariableCreated(var_id=0).seq == 0
     assert len(log) == 7 and log.dropped == 3 * per_round - 7
     assert [e.kind for e in log] == [e.kind for e in everything][-7:]
+
+
+class HalfBad(chainer.FunctionNode):
+    """Its backward gives a good gradient for input 0 and a wrong-shaped one for input 1."""
+
+    def forward(self, inputs):
+        return inputs[0] + inputs[1],
+
+    def backward_arrays(self, indexes, gys):
+        return gys[0], np.ones(3, np.float32)
+
+
+def test_a_step_that_fails_half_way_says_what_it_set_and_undid():
+    """The first input's grad was set before the second one's failed the step: observers
+    see it set and then restored, a log as a callback does, and nothing is left set."""
+    a = Variable(np.ones(2, np.float32), name='a')
+    b = Variable(np.ones(2, np.float32), name='b')
+    y, = HalfBad().apply((a, b))
+    stories, logged = [], None
+    for listen in ('log', 'callback'):
+        seen = []
+        with (events.recording() if listen == 'log' else events.subscribe(seen.append)) as log:
+            with pytest.raises(ValueError, match='shape'):
+                F.sum(y).backward()
+        evs = [e for e in (log if listen == 'log' else seen) if e.kind != 'variable_collected']
+        logged = logged or evs
+        stories.append(story(evs))
+    assert stories[0] == stories[1]
+    kinds = [e.kind for e in logged]
+    at = kinds.index('grad_set')
+    assert logged[at].var_id == events.uid(a)
+    assert kinds[at + 1:] == ['grad_restored', 'grad_restored', 'backward_finished']
+    assert events.uid(a) in {e.var_id for e in logged[at + 1:at + 3]}  # and the loss
+    assert a.grad is None and b.grad is None and not logged[-1].ok

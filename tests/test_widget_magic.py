@@ -24,20 +24,25 @@ def shell():
         InteractiveShell.clear_instance()
 
 
-@pytest.mark.parametrize('extension', ['autograd_lab', 'autograd_lab_widget'])
-def test_load_ext_registers_the_cell_magic(shell, extension):
-    shell.run_line_magic('load_ext', extension)
+def test_load_ext_registers_the_cell_magic(shell):
+    shell.run_line_magic('load_ext', 'autograd_lab_widget')
     try:
         assert 'autograd_lab' in shell.magics_manager.magics['cell']
     finally:
-        shell.run_line_magic('unload_ext', extension)
+        shell.run_line_magic('unload_ext', 'autograd_lab_widget')
+    assert 'autograd_lab' not in shell.magics_manager.magics['cell']
+
+
+def test_the_engine_is_no_extension(shell):
+    # The engine never names the widget, so it cannot load it: the widget is the entry.
+    assert shell.extension_manager.load_extension('autograd_lab') == 'no load function'
     assert 'autograd_lab' not in shell.magics_manager.magics['cell']
 
 
 def test_cell_magic_records_the_cell_and_shows_its_graph(shell):
     from autograd_lab_widget import GraphView
 
-    shell.run_line_magic('load_ext', 'autograd_lab')
+    shell.run_line_magic('load_ext', 'autograd_lab_widget')
     try:
         cell = textwrap.dedent("""
             import numpy as np
@@ -66,16 +71,16 @@ def test_cell_magic_records_the_cell_and_shows_its_graph(shell):
         finally:
             view.close()
     finally:
-        shell.run_line_magic('unload_ext', 'autograd_lab')
+        shell.run_line_magic('unload_ext', 'autograd_lab_widget')
 
 
 def test_cell_magic_rejects_a_bad_name(shell):
-    shell.run_line_magic('load_ext', 'autograd_lab')
+    shell.run_line_magic('load_ext', 'autograd_lab_widget')
     try:
         with pytest.raises(ValueError, match='variable name'):
             shell.run_cell_magic('autograd_lab', 'not a name', 'pass')
     finally:
-        shell.run_line_magic('unload_ext', 'autograd_lab')
+        shell.run_line_magic('unload_ext', 'autograd_lab_widget')
 
 
 def test_engine_never_imports_the_widget():

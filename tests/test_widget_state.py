@@ -100,9 +100,11 @@ def test_python_side_values_are_checked_too(view):
     _, y = polynomial()
     with pytest.raises(traitlets.TraitError, match='height'):
         GraphView(y, height=-5)
-    assert len(events._subscribers) == 1  # only the fixture's view: the failed one let go
     with pytest.raises(traitlets.TraitError, match='rankdir'):
         view.options = {'rankdir': '<svg>'}
     view.options = {'rankdir': 'LR'}  # a partial dict is merged: every option stays set
     assert view.options['max_nodes'] == 600 and view.options['rankdir'] == 'LR'
     view.refresh()
+    assert events.recorder is not None  # the fixture's view listens ...
+    view.detach()
+    assert events.recorder is None  # ... and nothing else: the failed view let go

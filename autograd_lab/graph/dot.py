@@ -249,30 +249,8 @@ def to_dot(model: GraphModel, *, rankdir: str = 'TB', show_values: bool = False,
         edges = _function_edges(shown, edges)
         shown = {i: n for i, n in shown.items() if n.category == 'function'}
 
-    # collapsed links: every node in the link (or below it) is drawn as the link's node
-    rep: dict[int, str] = {i: f'n{i}' for i in shown}
-    # One pass over the nodes: each joins its outermost collapsed ancestor (outer wins).
-    names = {path: f'L{k}' for k, path in enumerate(sorted(set(collapse_paths), key=len))}
-    counts: dict[str, int] = {}
-    newest: dict[str, int] = {}  # a unit's place in the cap order: its newest member's id
-    for i, n in shown.items():
-        for path in _ancestors(n.scope) if names and n.scope else ():
-            name = names.get(path)
-            if name is not None:
-                rep[i] = name
-                counts[name] = counts.get(name, 0) + 1
-                newest[name] = max(newest.get(name, i), i)
-                break
-    collapsed = {names[p]: (p, counts[names[p]]) for p in names if names[p] in counts}
-
-    # the cap: keep highlighted nodes, then the most recent ones
-    units = sorted(set(rep.values()), key=lambda r: int(r[1:]) if r[0] == 'n' else newest[r])
-    hidden_units: set[str] = set()
-    if max_nodes is not None and len(units) > max_nodes:
-        must = {rep[i] for i in roles if i in rep}
-        rest = [u for u in reversed(units) if u not in must]
-        keep = must | set(rest[:max(0, max_nodes - len(must))])
-        hidden_units = set(units) - keep
+    rep, collapsed, newest = _collapse(shown, collapse_paths)
+    hidden_units = _over_the_cap(rep, newest, roles, max_nodes)
     hidden_count = sum(1 for r in rep.values() if r in hidden_units)
 
     def unit(i: int) -> str:
@@ -312,7 +290,51 @@ def to_dot(model: GraphModel, *, rankdir: str = 'TB', show_values: bool = False,
                  f'{_small(f"over the cap of {max_nodes}", size=small)}>')
         g.node('more', label=label, _attributes={'id': 'more', 'class': 'more',
                                                  **P.MORE_STYLE})
-    # edges, merged where collapsing or the cap joins their ends
+    _draw_edges(g, edges, unit)
+    if legend:
+        g.node('legend', label=_legend(), _attributes={'shape': 'plaintext', 'id': 'legend',
+                                                       'class': 'legend'})
+    return g.source
+
+
+def _collapse(shown: dict[int, Node], collapse_paths: list) -> tuple[dict, dict, dict]:
+    """Collapsed links: every node in the link (or below it) is drawn as the link's node.
+
+    Returns ``rep`` (node id -> the name of the unit it is drawn as), the collapsed
+    links (name -> (path, how many nodes)) and each link's newest member id.
+    """
+    rep: dict[int, str] = {i: f'n{i}' for i in shown}
+    # One pass over the nodes: each joins its outermost collapsed ancestor (outer wins).
+    names = {path: f'L{k}' for k, path in enumerate(sorted(set(collapse_paths), key=len))}
+    counts: dict[str, int] = {}
+    newest: dict[str, int] = {}  # a unit's place in the cap order: its newest member's id
+    for i, n in shown.items():
+        for path in _ancestors(n.scope) if names and n.scope else ():
+            name = names.get(path)
+            if name is not None:
+                rep[i] = name
+                counts[name] = counts.get(name, 0) + 1
+                newest[name] = max(newest.get(name, i), i)
+                break
+    collapsed = {names[p]: (p, counts[names[p]]) for p in names if names[p] in counts}
+    return rep, collapsed, newest
+
+
+def _over_the_cap(rep: dict, newest: dict, roles: dict, max_nodes: int | None) -> set[str]:
+    """The units not drawn: over ``max_nodes``, highlighted ones are kept, then the most
+    recent ones."""
+    units = sorted(set(rep.values()), key=lambda r: int(r[1:]) if r[0] == 'n' else newest[r])
+    if max_nodes is None or len(units) <= max_nodes:
+        return set()
+    must = {rep[i] for i in roles if i in rep}
+    rest = [u for u in reversed(units) if u not in must]
+    keep = must | set(rest[:max(0, max_nodes - len(must))])
+    return set(units) - keep
+
+
+def _draw_edges(g: Any, edges: list, unit: Callable[[int], str]) -> None:
+    """The edges between drawn units, merged where collapsing or the cap joins their ends
+    (a cut edge gives way to an uncut one)."""
     seen: dict[tuple[str, str], Any] = {}
     for e in edges:
         a, b = unit(e.src), unit(e.dst)
@@ -327,10 +349,6 @@ def to_dot(model: GraphModel, *, rankdir: str = 'TB', show_values: bool = False,
         attrs['id'] = f'e_{a}_{b}'
         attrs['class'] = 'edge-cut' if e.cut else 'edge-grad' if e.order else 'edge-forward'
         g.edge(a, b, _attributes=attrs)
-    if legend:
-        g.node('legend', label=_legend(), _attributes={'shape': 'plaintext', 'id': 'legend',
-                                                       'class': 'legend'})
-    return g.source
 
 
 def _function_edges(shown: dict[int, Node], edges: list) -> list:

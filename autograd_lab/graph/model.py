@@ -2,10 +2,12 @@
 
 A :class:`GraphModel` holds one :class:`Node` per variable node and per function
 node, and the :class:`Edge` s between them (variable -> function for inputs,
-function -> variable for outputs, the direction data flows).  It is built either
-by walking the live graph back from some outputs (:meth:`GraphModel.from_outputs`)
-or by replaying events (:meth:`GraphModel.from_events`, :meth:`GraphModel.apply`),
-which also gives the state at any earlier event index ("time travel").
+function -> variable for outputs, the direction data flows).  It is built one way
+only, by replaying events (:meth:`GraphModel.apply`): those a recording kept
+(:meth:`GraphModel.from_events`, which also gives the state at any earlier event
+index, "time travel"), or those that describe a live graph as it is now
+(:meth:`GraphModel.from_outputs`, the replay of :func:`autograd_lab.events.describe`).
+It reads the engine through public API only.
 
 Ids are the engine's stable ids (:func:`autograd_lab.events.uid`).
 
@@ -36,14 +38,16 @@ from typing import Any
 import numpy
 
 from autograd_lab import events as _events
+from autograd_lab.link import Link
+from autograd_lab.variable import Variable
 
 #: Every state a node can be in (see :class:`Node`).
 STATES = frozenset({'grad_pending', 'grad_computed', 'grad_accumulated', 'grad_released',
                     'grad_stale', 'data_retained', 'unchained', 'collected', 'next', 'done'})
 
-#: States that can be read both from live objects and from events; :meth:`GraphModel.compare`
-#: compares only these (the others need the history that only events carry, or, for
-#: ``data_retained``, the live nodes that events do not describe).
+#: States that both a recording and a description of the live graph give;
+#: :meth:`GraphModel.compare` compares only these (the others need the history that only
+#: a recording carries, or, for ``data_retained``, the description of a live graph).
 OBSERVABLE_STATES = frozenset({'grad_computed', 'unchained', 'collected'})
 
 
@@ -116,10 +120,6 @@ def _same_value(a: Any, b: Any) -> bool:
     return a == b
 
 
-def _device_of(array: Any) -> str:
-    return _events._device_name(array)
-
-
 class GraphModel:
     """Nodes and edges of a computational graph, plus the backward stepper's position.
 
@@ -151,7 +151,9 @@ class GraphModel:
     @classmethod
     def from_outputs(cls, outputs: Any, *, include_grad_graph: bool = True,
                      links: Any = None, log: Sequence | None = None) -> GraphModel:
-        """Walk the graph back from ``outputs`` (a Variable or a sequence of them).
+        """The graph behind ``outputs`` (a Variable or a sequence of them) as it is now:
+        the replay of :func:`autograd_lab.events.describe`, the events that would have
+        built it.
 
         With ``include_grad_graph`` the walk also follows each live variable's
         ``grad_var`` when it has a graph (made under ``enable_double_backprop``); a
@@ -172,102 +174,23 @@ class GraphModel:
         """
         if not isinstance(outputs, (list, tuple)):
             outputs = [outputs]
-        uid = _events.uid
-        model = cls()
-        level: dict[Any, int] = {}
-        queue: collections.deque = collections.deque()
         for out in outputs:
-            node = getattr(out, '_node', None)
-            if node is None:
+            if not isinstance(out, Variable):
                 raise TypeError(f'from_outputs expects Variables, got {type(out).__name__}')
-            queue.append((node, 0))
-        # 0-1 breadth-first walk: creator and input steps cost 0, a gradient link costs 1,
-        # so each node gets the fewest gradient links on any path from the outputs.
-        funcs: dict[Any, int] = {}
-        var_nodes: dict[Any, int] = {}
-        while queue:
-            obj, lvl = queue.popleft()
-            table = funcs if hasattr(obj, 'apply') else var_nodes
-            if obj in table and table[obj] <= lvl:
-                continue
-            table[obj] = lvl
-            level[obj] = lvl
-            if table is var_nodes:
-                creator = obj.creator_node
-                if creator is not None:
-                    queue.appendleft((creator, lvl))
-                var = obj.get_variable_or_none()
-                # read the stored grad Variable directly: the public ``grad_var``
-                # property would make (and announce) a new Variable for a plain array
-                gvar = getattr(var, '_grad_var', None) if var is not None else None
-                if include_grad_graph and gvar is not None and gvar._node.creator_node is not None:
-                    queue.append((gvar._node, lvl + 1))
-            else:
-                for node in obj.inputs or ():
-                    queue.appendleft((node, lvl))
-                for ref in obj.outputs or ():  # siblings of the output we came from
-                    if ref() is not None:
-                        queue.appendleft((ref(), lvl))
-        # nodes made while nobody observed have no id yet: hand them out in a topological
-        # order (a variable before its consumers), so ids read like creation order
-        fresh = [o for o in (*var_nodes, *funcs) if o._uid is None]
-        fresh.sort(key=lambda o: 2 * o.rank + (1 if o in funcs else 0))
-        for o in fresh:
-            uid(o)
-        ordered_funcs = sorted(funcs, key=uid)
-        for func in ordered_funcs:
-            ins = tuple(uid(n) for n in func.inputs or ())
-            outs = tuple(uid(r()) for r in func.outputs or () if r() is not None)
-            model.nodes[uid(func)] = Node(
-                id=uid(func), category='function', kind='function', order=funcs[func],
-                label=str(func.label), rank=func.rank, input_ids=ins, output_ids=outs,
-                states={'unchained'} if func.inputs is None else set(), type=type(func).__name__)
-        for node in sorted(var_nodes, key=uid):
-            var = node.get_variable_or_none()
-            creator = node.creator_node
-            states = set()
-            if var is None:
-                states.add('collected')
-                array, grad = node.data, None
-            else:
-                array = var._data
-                grad = var._grad if var._grad_var is None else var._grad_var._data
-                if grad is not None:
-                    states.add('grad_computed')
-            if node.data is not None:
-                states.add('data_retained')
-            if creator is None and node.rank > 0:
-                states.add('unchained')
-            is_param = var is not None and hasattr(var, 'update_rule')
-            model.nodes[uid(node)] = Node(
-                id=uid(node), category='variable', kind='', label=node.name or '',
-                name=node.name, shape=None if node.shape is None else tuple(node.shape),
-                dtype=None if node.dtype is None else str(node.dtype),
-                device=_device_of(array), requires_grad=node.requires_grad, rank=node.rank,
-                states=states, data=_events.snapshot(array), grad=_events.snapshot(grad),
-                creator_id=uid(creator) if creator is not None else None,
-                is_parameter=is_param)
-        # edges; outputs of a function the walk did not reach through them still belong to it
-        for func in ordered_funcs:
-            f = model.nodes[uid(func)]
-            for i in f.input_ids:
-                model._add_edge(i, f.id)
-            f.output_ids = tuple(o for o in f.output_ids if o in model.nodes)
-            for o in f.output_ids:
-                model._add_edge(f.id, o)
+        model = cls.from_events(_events.describe(outputs, include_grad_graph=include_grad_graph))
         model.nodes = dict(sorted(model.nodes.items()))  # creation order, as a replay has
+        model.events_applied = 0  # a description, not a history
         if links is not None:
             model._scopes_from_links(links)
         if log is not None:
             model._facts_from_log(log)
-        model._derive()
-        return model
+        return model.refresh()
 
     def _scopes_from_links(self, links: Any) -> None:
         if not isinstance(links, (list, tuple)):
             links = [links]
         for link in links:
-            if not (hasattr(link, 'namedparams') and hasattr(link, 'path')):
+            if not isinstance(link, Link):
                 raise TypeError(f'links must be Links, got {type(link).__name__}')
         owner: dict[int, str] = {}
         for link in links:
@@ -362,7 +285,7 @@ class GraphModel:
             id=e.var_id, category='variable', kind='', label=e.name or '', name=e.name,
             shape=None if e.shape is None else tuple(e.shape), dtype=e.dtype, device=e.device,
             requires_grad=e.requires_grad, data=e.data, creator_id=e.creator_id,
-            is_parameter=e.is_parameter, scope=getattr(e, 'scope', None))
+            is_parameter=e.is_parameter, scope=getattr(e, 'scope', None), rank=e.rank)
         self._kind(self.nodes[e.var_id])
 
     def _on_function_applied(self, e: Any) -> None:
@@ -541,11 +464,12 @@ class GraphModel:
                 self._cut(ident, o)
         for ident in (*e.var_ids, *(() if e.backward else (e.root_id,))):
             v = self.nodes.get(ident)
-            if v is None or v.creator_id is None:
-                continue
+            if v is None or (v.creator_id is None and v.rank == 0):
+                continue  # a leaf: there is nothing to cut
             v.states.add('unchained')
-            self._cut(v.creator_id, ident)
-            v.creator_id = None
+            if v.creator_id is not None:  # (a description may not know the creator)
+                self._cut(v.creator_id, ident)
+                v.creator_id = None
 
     def _on_variable_renamed(self, e: Any) -> None:
         n = self.nodes.get(e.var_id)
@@ -557,6 +481,11 @@ class GraphModel:
         n = self.nodes.get(e.var_id)
         if n is not None:
             n.states.add('collected')
+
+    def _on_data_retained(self, e: Any) -> None:
+        n = self.nodes.get(e.var_id)
+        if n is not None:
+            n.states.add('data_retained')
 
     # ---- helpers ---------------------------------------------------------------------
 

@@ -1,8 +1,8 @@
 """autograd_lab_widget: the live graph widget of autograd_lab (an anywidget).
 
 ``GraphView(y)`` shows the graph behind ``y`` and steps through the engine's own
-backward; ``%load_ext autograd_lab_widget`` (or ``%load_ext autograd_lab``) adds the
-``%%autograd_lab`` cell magic, which records a cell and shows its live graph.
+backward; ``%load_ext autograd_lab_widget`` adds the ``%%autograd_lab`` cell magic,
+which records a cell and shows its live graph.
 
 In a notebook kernel, importing the package starts a bounded session log of the
 engine's events, so that a view made after a computation still shows the values of

@@ -1,4 +1,5 @@
-"""The IPython extension: ``%load_ext autograd_lab`` adds the ``%%autograd_lab`` cell magic.
+"""The IPython extension: ``%load_ext autograd_lab_widget`` adds the ``%%autograd_lab`` cell
+magic.  (The engine, ``autograd_lab``, is no IPython extension: it never names the widget.)
 
 ``%%autograd_lab [name]`` runs the cell while recording the engine's events, then
 shows a :class:`~autograd_lab_widget.GraphView` of everything the cell computed; the
@@ -49,7 +50,7 @@ def record_cell(shell: Any, line: str, cell: str) -> Any:
 
 
 def load_ipython_extension(ipython: Any) -> None:
-    """Register the ``%%autograd_lab`` cell magic (``%load_ext autograd_lab``)."""
+    """Register the ``%%autograd_lab`` cell magic (``%load_ext autograd_lab_widget``)."""
     def autograd_lab(line: str, cell: str) -> Any:
         return record_cell(ipython, line, cell)
     autograd_lab.__doc__ = __doc__
