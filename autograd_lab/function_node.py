@@ -50,11 +50,17 @@ _ref = weakref.ref
 
 # Double backprop: functions applied while a backward that builds a graph runs compute
 # gradients (grad-of-grad).  The stepper marks that time with ``backward_scope``; apply()
-# then records the order.  ``_building`` counts such scopes in every thread, so that
-# plain forward pays one test of a global and no thread-local look-up.
-_building = 0
-_building_lock = threading.Lock()
-_backward_of = threading.local()
+# then records the order.  ``_building`` holds one entry per such scope open in any
+# thread, so that plain forward pays one test of a global and no thread-local look-up;
+# a list, because its append and pop are atomic (no lock at every step).
+_building: list = []
+
+
+class _BackwardOf(threading.local):
+    func = None  # the function whose backward this thread is running, building a graph
+
+
+_backward_of = _BackwardOf()
 
 
 class backward_scope:
@@ -67,17 +73,13 @@ class backward_scope:
         self._func = func
 
     def __enter__(self) -> None:
-        global _building
-        with _building_lock:
-            _building += 1
-        self._outer = getattr(_backward_of, 'func', None)
+        _building.append(None)
+        self._outer = _backward_of.func
         _backward_of.func = self._func
 
     def __exit__(self, *exc: object) -> None:
-        global _building
         _backward_of.func = self._outer
-        with _building_lock:
-            _building -= 1
+        _building.pop()
 
 
 class FunctionNode:
@@ -218,7 +220,7 @@ class FunctionNode:
             refs.append(_ref(var._node))
         self.outputs = tuple(refs)
         if _building:  # a backward that builds a graph is running (in some thread)
-            parent = getattr(_backward_of, 'func', None)
+            parent = _backward_of.func
             if parent is not None:
                 self._backward_order = parent._backward_order + 1
         if self._input_indexes_to_retain is not None:
