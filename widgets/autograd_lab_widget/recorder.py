@@ -5,7 +5,7 @@ its values only where a backward needs them.  A view made afterwards
 (``y = x**2 - 2*x + 1`` then ``GraphView(y)``) could not show what ``x**2`` was.  So,
 in a notebook kernel (Jupyter's or marimo's), importing :mod:`autograd_lab_widget`
 starts one bounded :class:`autograd_lab.events.EventLog` for the session (the engine's
-cheapest listener: about 1.3x on forward while it is the only one); a view built from
+cheapest listener: about 1.5-1.7x on forward while it is the only one); a view built from
 outputs takes the values of the variables it did not see made from it, and marks them
 as freed.
 
