@@ -58,4 +58,3 @@ _sys.modules[__name__ + '.cuda'] = cuda  # ``import chainer.cuda`` gives that sa
 
 __version__ = '0.1.0'
 del configuration
-
