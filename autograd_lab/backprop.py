@@ -273,8 +273,10 @@ class BackwardStepper:
                       record: bool) -> BackwardStep | None:
         """Run ``func``'s backward: its output gradients in, its inputs' gradients out."""
         # Its outputs' gradients are complete (every function that used them has run):
-        # take them out of the table.  grad()'s inputs keep theirs as its results.
+        # take them out of the table.  grad()'s inputs keep theirs as its results; the
+        # recorder is told which others are dropped (unless retain_grad keeps them).
         gys = []
+        released = [] if recorder is not None else None
         for ref in func.outputs or ():
             node = ref()
             gy = None
@@ -282,6 +284,8 @@ class BackwardStepper:
                 gy = self._grads.pop(node, None)
                 if node in self._input_nodes:
                     self._results[node] = gy
+                elif released is not None and gy is not None and not self._retain_grad:
+                    released.append(node)
             gys.append(gy)
         gys = tuple(gys)
         if recorder is not None:
@@ -305,8 +309,7 @@ class BackwardStepper:
         if hooks is not None:
             _function_hook.backward_postprocess(hooks, func, in_data, out_grad)
         if recorder is not None:
-            recorder.step_done(self._run, func, targets, gxs, accumulation,
-                               self._released(func, gys))
+            recorder.step_done(self._run, func, targets, gxs, accumulation, released)
         return BackwardStep(func, gys, targets, gxs, tuple(accumulation)) if record else None
 
     def _accumulate(self, func: FunctionNode, targets: tuple, gxs: tuple, hooked: bool,
@@ -362,13 +365,6 @@ class BackwardStepper:
                 var._set_grad_unchecked(kept if kept is not None and kept._data is gy else gy)
                 if recorder is not None:
                     recorder.grad_changed(_events.GradSet, var)
-
-    def _released(self, func: FunctionNode, gys: tuple) -> list:
-        """The output nodes whose gradients this step dropped (unless ``retain_grad``)."""
-        if self._retain_grad:
-            return []
-        return [ref() for ref, gy in zip(func.outputs or (), gys)
-                if gy is not None and ref() not in self._input_nodes]
 
     def _backward(self, func: FunctionNode, targets: tuple, gys: tuple, hooks: Any) -> Any:
         """What ``func``'s backward returns for ``targets``: by its array rule where it has
