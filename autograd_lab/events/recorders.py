@@ -191,6 +191,28 @@ def _snap(array: Any) -> Any:
     return snapshot(array)
 
 
+_shapes: dict = {}  # one tuple per shape, for groups to share (see ``_shape``)
+_SHAPES_KEPT = 4096
+
+
+def _shape(shape: tuple) -> tuple:
+    """The shared tuple equal to ``shape``, which groups keep instead of a node's own.
+
+    Why: the garbage collector stops tracking a tuple only once nothing in it is tracked,
+    and a node's shape tuple is as young as the group that names it; a collection looks
+    at the group first (it meets the shape through the node and moves it behind), so
+    each group was still tracked in the next generation, about one object in six of
+    those its collections walked in a recorded chain.  A shared shape is old and
+    untracked, and so is a group after its first collection.
+    """
+    kept = _shapes.get(shape)
+    if kept is None:
+        if len(_shapes) >= _SHAPES_KEPT:  # many shapes: start again rather than grow
+            _shapes.clear()
+        kept = _shapes[shape] = shape
+    return kept
+
+
 def _compact(array: Any, node: Any) -> tuple:
     """``(value, dtype, shape)``: a value as a group keeps it, flat (see ``_thawed``): a
     small array as its bytes with its node's dtype and shape, anything else as a snapshot."""
@@ -198,7 +220,7 @@ def _compact(array: Any, node: Any) -> tuple:
         array = getattr(array, '_data', array)  # a Variable (double backprop): its array
     if type(array) is _ndarray and array.size <= SNAPSHOT_MAX_ELEMENTS and node is not None \
             and array.shape == node.shape and not array.dtype.hasobject:
-        return array.tobytes(), node.dtype, node.shape
+        return array.tobytes(), node.dtype, _shape(node.shape)
     return _snap(array), None, None
 
 
@@ -277,7 +299,7 @@ def _watch(var: Any, node: Any, ident: int) -> None:
 # Flat, because the garbage collector stops tracking a tuple only once everything in it is
 # untracked: a tuple nested in a record kept it tracked long enough to be promoted to the
 # oldest generation, which every full collection then walked.  A group holds ints,
-# strings, bytes, dtypes and shape tuples (the node's, already made), nothing deeper.
+# strings, bytes, dtypes and shared shape tuples (see ``_shape``), nothing deeper.
 # ``group[1]`` is the number of its events.  A small array is kept as its bytes next to
 # its dtype and shape (three fields, see ``_compact``), anything else as its snapshot.
 
@@ -461,10 +483,10 @@ class Recorder:
             data = y._data
             if type(data) is _ndarray and data.size <= SNAPSHOT_MAX_ELEMENTS \
                     and not data.dtype.hasobject:  # as _snap, shape and dtype from the node
-                group += (next(seq), ident, node.shape, node.dtype, y._requires_grad,
+                group += (next(seq), ident, _shape(node.shape), node.dtype, y._requires_grad,
                           '@numpy', data.tobytes())
             else:
-                group += (next(seq), ident, node.shape, node.dtype, y._requires_grad,
+                group += (next(seq), ident, _shape(node.shape), node.dtype, y._requires_grad,
                           device_name(data), _snap(data))
             watch = node._variable = _Watch(y, _collected)
             watch.ident = ident
@@ -551,10 +573,10 @@ class Recorder:
             node = ref()
             taken = frozen.pop(node, None) if frozen else None
             if taken is not None:  # the bytes its step-end group took: the same value
-                group += (taken, node.dtype, node.shape)
+                group += (taken, node.dtype, _shape(node.shape))
             elif type(g) is _ndarray and g.size <= SNAPSHOT_MAX_ELEMENTS and node is not None \
                     and node.shape is not None and not g.dtype.hasobject:  # as _compact
-                group += (g.tobytes(), node.dtype, node.shape)  # (checked against the node)
+                group += (g.tobytes(), node.dtype, _shape(node.shape))  # (checked against node)
             else:
                 group += _compact(g, node)
         context.outer.append(context.func_id)  # what its backward applies is tagged with it
@@ -589,7 +611,7 @@ class Recorder:
             if type(g) is _ndarray and g.size <= SNAPSHOT_MAX_ELEMENTS \
                     and node.shape is not None and not g.dtype.hasobject:  # as _compact
                 value = g.tobytes()  # (checked against the node)
-                group += (node._uid or uid(node), how, value, node.dtype, node.shape)
+                group += (node._uid or uid(node), how, value, node.dtype, _shape(node.shape))
             else:
                 value, dtype, shape = _compact(g, node)
                 group += (node._uid or uid(node), how, value, dtype, shape)
