@@ -196,14 +196,16 @@ _SHAPES_KEPT = 4096
 
 
 def _shape(shape: tuple) -> tuple:
-    """The shared tuple equal to ``shape``, which groups keep instead of a node's own.
+    """The shared tuple equal to ``shape``, which an apply group keeps instead of its
+    new output node's own.
 
     Why: the garbage collector stops tracking a tuple only once nothing in it is tracked,
-    and a node's shape tuple is as young as the group that names it; a collection looks
-    at the group first (it meets the shape through the node and moves it behind), so
-    each group was still tracked in the next generation, about one object in six of
-    those its collections walked in a recorded chain.  A shared shape is old and
-    untracked, and so is a group after its first collection.
+    and a new node's shape tuple is as young as the group that names it; a collection
+    looks at the group first (it meets the shape through the node and moves it behind),
+    so each apply group was still tracked in the next generation, about one object in
+    six of those its collections walked in a recorded chain.  A shared shape is old and
+    untracked, and so is a group after its first collection.  (Step groups name nodes
+    made earlier, whose shapes the collector has already let go.)
     """
     kept = _shapes.get(shape)
     if kept is None:
@@ -220,7 +222,7 @@ def _compact(array: Any, node: Any) -> tuple:
         array = getattr(array, '_data', array)  # a Variable (double backprop): its array
     if type(array) is _ndarray and array.size <= SNAPSHOT_MAX_ELEMENTS and node is not None \
             and array.shape == node.shape and not array.dtype.hasobject:
-        return array.tobytes(), node.dtype, _shape(node.shape)
+        return array.tobytes(), node.dtype, node.shape
     return _snap(array), None, None
 
 
@@ -299,7 +301,7 @@ def _watch(var: Any, node: Any, ident: int) -> None:
 # Flat, because the garbage collector stops tracking a tuple only once everything in it is
 # untracked: a tuple nested in a record kept it tracked long enough to be promoted to the
 # oldest generation, which every full collection then walked.  A group holds ints,
-# strings, bytes, dtypes and shared shape tuples (see ``_shape``), nothing deeper.
+# strings, bytes, dtypes and shape tuples (shared ones: see ``_shape``), nothing deeper.
 # ``group[1]`` is the number of its events.  A small array is kept as its bytes next to
 # its dtype and shape (three fields, see ``_compact``), anything else as its snapshot.
 
@@ -573,10 +575,10 @@ class Recorder:
             node = ref()
             taken = frozen.pop(node, None) if frozen else None
             if taken is not None:  # the bytes its step-end group took: the same value
-                group += (taken, node.dtype, _shape(node.shape))
+                group += (taken, node.dtype, node.shape)
             elif type(g) is _ndarray and g.size <= SNAPSHOT_MAX_ELEMENTS and node is not None \
                     and node.shape is not None and not g.dtype.hasobject:  # as _compact
-                group += (g.tobytes(), node.dtype, _shape(node.shape))  # (checked against node)
+                group += (g.tobytes(), node.dtype, node.shape)  # (checked against the node)
             else:
                 group += _compact(g, node)
         context.outer.append(context.func_id)  # what its backward applies is tagged with it
@@ -611,7 +613,7 @@ class Recorder:
             if type(g) is _ndarray and g.size <= SNAPSHOT_MAX_ELEMENTS \
                     and node.shape is not None and not g.dtype.hasobject:  # as _compact
                 value = g.tobytes()  # (checked against the node)
-                group += (node._uid or uid(node), how, value, node.dtype, _shape(node.shape))
+                group += (node._uid or uid(node), how, value, node.dtype, node.shape)
             else:
                 value, dtype, shape = _compact(g, node)
                 group += (node._uid or uid(node), how, value, dtype, shape)
