@@ -206,6 +206,9 @@ def _shape(shape: tuple) -> tuple:
     six of those its collections walked in a recorded chain.  A shared shape is old and
     untracked, and so is a group after its first collection.  (Step groups name nodes
     made earlier, whose shapes the collector has already let go.)
+
+    >>> _shape((2, 3)) is _shape(tuple([2, 3])), _shape((2, 3)) == (2, 3)
+    (True, True)
     """
     kept = _shapes.get(shape)
     if kept is None:
