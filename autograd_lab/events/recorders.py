@@ -488,11 +488,11 @@ class Recorder:
             data = y._data
             if type(data) is _ndarray and data.size <= SNAPSHOT_MAX_ELEMENTS \
                     and not data.dtype.hasobject:  # as _snap, shape and dtype from the node
-                group += (next(seq), ident, _shape(node.shape), node.dtype, y._requires_grad,
-                          '@numpy', data.tobytes())
+                device, value = '@numpy', data.tobytes()
             else:
-                group += (next(seq), ident, _shape(node.shape), node.dtype, y._requires_grad,
-                          device_name(data), _snap(data))
+                device, value = device_name(data), _snap(data)
+            group += (next(seq), ident, _shape(node.shape), node.dtype, y._requires_grad,
+                      device, value)
             watch = node._variable = _Watch(y, _collected)
             watch.ident = ident
         group[3] = next(seq)  # FunctionApplied comes after its outputs' VariableCreated
