@@ -17,7 +17,7 @@ import numpy
 
 from autograd_lab import backend, initializers
 from autograd_lab import events as _events
-from autograd_lab.variable import Variable, VariableNode
+from autograd_lab.variable import Variable, VariableNode, _new_variable
 
 
 class Parameter(Variable):
@@ -153,11 +153,11 @@ class Parameter(Variable):
         """A new Parameter (new node) with this one's attributes, sharing its data *cell*:
         until either is moved to another device, initializing or assigning the array of
         one also sets the other's (Chainer's behaviour, on which ``Link.copy`` relies)."""
-        new = object.__new__(type(self))
+        new = _new_variable(self._data, self._requires_grad, cls=type(self))  # a new leaf node
         for name in _COPIED:
             setattr(new, name, getattr(self, name))
         new.__dict__.update(self.__dict__)
-        new._node = VariableNode(new, self.name)
+        new._node.name = self.name
         cell = self.__dict__.get('_data_cell')
         if cell is None:
             cell = self.__dict__['_data_cell'] = [weakref.ref(self)]

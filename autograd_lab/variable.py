@@ -656,15 +656,16 @@ def _recreate_variable(data: Any, name: str | None, grad: Any, requires_grad: bo
 
 
 def _new_variable(data: Any, requires_grad: bool, creator: Any = None,
-                  node: VariableNode | None = None) -> Variable:
+                  node: VariableNode | None = None, cls: type = Variable) -> Variable:
     """The engine's one way of making a Variable without ``__init__``: no checks, nothing
     announced (the caller has checked ``data`` and announces what it made).
 
     A new VariableNode comes with it, made by ``creator`` (a FunctionNode whose rank is
     set) or a leaf, unless ``node`` is given: then the Variable is a new one for that
-    existing node (whose own Variable is gone).
+    existing node (whose own Variable is gone).  ``cls``: a subclass to make instead
+    (a copied Parameter keeps its class; its ``data`` may be None, uninitialized).
     """
-    var = _new(Variable)
+    var = _new(cls)
     var._data = data
     var._grad = var._grad_var = var._loss_scale = None
     var._requires_grad = requires_grad
@@ -675,8 +676,10 @@ def _new_variable(data: Any, requires_grad: bool, creator: Any = None,
         node._creator_node = creator
         node.rank = 0 if creator is None else creator.rank + 1
         node._requires_grad = requires_grad
-        node.shape = data.shape
-        node.dtype = data.dtype
+        if data is None:
+            node.shape = node.dtype = None
+        else:
+            node.shape, node.dtype = data.shape, data.dtype
     var._node = node
     return var
 

@@ -6,7 +6,9 @@
 - ``autograd_lab.graph`` reads no ``_private`` attribute of an engine object;
 - the engine uses only the public API of ``autograd_lab.events`` (its ``__all__``);
 - the backward stepper stays short: at most 350 lines of code without docstrings and
-  comments (``tests/code_lines.py`` counts them).
+  comments (``tests/code_lines.py`` counts them);
+- Variables and VariableNodes are made without ``__init__`` in one place only, the
+  factory ``autograd_lab.variable._new_variable``.
 """
 
 from __future__ import annotations
@@ -173,3 +175,36 @@ def test_the_stepper_is_at_most_350_lines_of_code():
     lines = code_lines(ENGINE / 'backprop.py')
     print(f'autograd_lab/backprop.py: {lines} lines of code')
     assert lines <= 350
+
+
+def _new_object_sites(path: Path) -> list[tuple[str, str]]:
+    """``(function, how)`` for each place in ``path`` that makes an object without its
+    ``__init__``: a call of ``object.__new__`` or ``cls.__new__``, or of a name the module
+    binds to ``object.__new__`` (``how`` is the called name)."""
+    tree = ast.parse(path.read_text())
+    aliases = {target.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+               and isinstance(node.value, ast.Attribute) and node.value.attr == '__new__'
+               for target in node.targets if isinstance(target, ast.Name)}
+    sites = []
+    for func in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
+        for node in ast.walk(func):
+            if not isinstance(node, ast.Call):
+                continue
+            called = node.func
+            if isinstance(called, ast.Attribute) and called.attr == '__new__' and not (
+                    isinstance(called.value, ast.Call)
+                    and getattr(called.value.func, 'id', None) == 'super'):
+                sites.append((func.name, ast.unparse(called)))
+            elif isinstance(called, ast.Name) and called.id in aliases:
+                sites.append((func.name, called.id))
+    return sites
+
+
+def test_variables_and_nodes_are_made_without_init_by_one_factory():
+    sites = {_module_name(path): _new_object_sites(path) for path in _modules(ENGINE)}
+    sites = {module: found for module, found in sites.items() if found}
+    # The factory makes the Variable and its node; the codec makes Events, not variables.
+    assert sites == {
+        'autograd_lab.variable': [('_new_variable', '_new'), ('_new_variable', '_new')],
+        'autograd_lab.events.codec': [('materialise', '_object_new')],
+    }, sites
