@@ -676,7 +676,7 @@ def _new_variable(data: Any, requires_grad: bool, creator: Any = None,
         node._creator_node = creator
         node.rank = 0 if creator is None else creator.rank + 1
         node._requires_grad = requires_grad
-        if data is None:
+        if data is None:  # VariableNode._set_data_type's rule, inline: this runs per output
             node.shape = node.dtype = None
         else:
             node.shape, node.dtype = data.shape, data.dtype
