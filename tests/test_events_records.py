@@ -287,6 +287,48 @@ def test_an_announced_variable_still_copies_and_reports_its_collection():
     assert ident in [e.var_id for e in log.of_kind('variable_collected')]
 
 
+def dying_program():
+    """Variables dropped as a chain grows, during backward, and at the end."""
+    x = Variable(np.array([1.0, 2.0], np.float32), name='x')
+    h = x
+    for _ in range(3):
+        h = F.tanh(h * 2)  # the previous h and h * 2 are let go
+    loss = F.sum(Twice().apply((h,))[0])  # Twice's backward applies (and drops) functions
+    del h
+    loss.backward()
+    return x, loss
+
+
+def test_collections_come_in_the_order_and_place_a_callback_sees_them():
+    """The other comparisons leave collections out; here Variables go as a chain grows,
+    during backward and at the end, and a lone log still gives what a callback gets."""
+    seen = []
+    with events.subscribe(seen.append):
+        kept = dying_program()
+        del kept  # collected last of all
+    with events.recording() as log:
+        kept = dying_program()
+        del kept
+        collected = log.of_kind('variable_collected')
+        assert collected and collected[-1].var_id == log.of_kind('variable_created')[0].var_id
+    assert story(log) == story(seen)
+    assert [e.seq for e in log] == list(range(log[0].seq, log[0].seq + len(log)))  # in order
+    assert len([e for e in seen if e.kind == 'variable_collected']) == len(collected) > 6
+
+
+def test_a_collection_is_told_only_to_those_listening_when_it_happened():
+    x = Variable(np.ones(2, np.float32))
+    with events.recording() as first:
+        a, b = x * 2, x * 3
+        a_id = events.uid(a)
+        del a
+    del b  # while nobody listens
+    with events.recording() as second:
+        pass
+    assert [e.var_id for e in first.of_kind('variable_collected')] == [a_id]
+    assert [e.kind for e in second] == [] and second.dropped == 0
+
+
 def test_dropped_stays_exact_as_listeners_come_and_go():
     """A lone log is appended to directly and counts what it got by seqs; with another
     listener it counts each store.  Either way ``len + dropped`` is every event."""
