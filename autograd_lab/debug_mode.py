@@ -10,7 +10,9 @@ with ``chainer.using_config('debug', True)`` or :func:`set_debug`.  While it is 
   computation of <label>``;
 - backward checks what each function's backward returned: the gradients must be
   Variables, as many as the inputs, of the inputs' shapes (else ``ValueError``), and free
-  of NaN (else ``RuntimeError: NaN is detected on backward computation of <label>``).
+  of NaN (else ``RuntimeError: NaN is detected on backward computation of <label>``);
+- an index with several Ellipses (``x[..., 0, ...]``) raises ``ValueError: Only one
+  Ellipsis is allowed`` (without debug mode, NumPy's ``IndexError``), as in Chainer.
 
 Without debug mode none of this runs: the engine reads one flag that stays false until
 debug mode is first switched on (see ``configuration``).

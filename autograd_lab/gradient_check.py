@@ -290,18 +290,35 @@ def _kink(samples: list, i_in: int, index: tuple, k: int, eps: float, reason: st
 # ---- check_backward -----------------------------------------------------------------------
 
 
-def _random_direction(shapes: list) -> list:
-    """Unit vector over all ``shapes`` (None: no entry), split per shape.
+def _unit_vector(size: int, xp: Any = numpy) -> Any:
+    """A random unit vector of ``size`` entries (an array of ``xp``, drawn on the host).
 
     Magnitudes are uniform in [1, 3] before normalisation, signs random, so every
-    component weighs at least a third of the largest one.
+    component weighs at least a third of the largest one (at least ``1 / (3 sqrt(size))``).
+
+    >>> v = _unit_vector(100)
+    >>> bool(abs((v ** 2).sum() - 1) < 1e-12 and abs(v).min() >= 1 / (3 * 10))
+    True
     """
-    sizes = [0 if s is None else int(numpy.prod(s, dtype=numpy.int64)) for s in shapes]
-    total = int(numpy.sum(sizes, dtype=numpy.int64))
-    flat = numpy.random.uniform(1.0, 3.0, total) * numpy.where(
-        numpy.random.uniform(size=total) < 0.5, -1.0, 1.0)
-    if total:
+    flat = numpy.random.uniform(1.0, 3.0, size) * numpy.where(
+        numpy.random.uniform(size=size) < 0.5, -1.0, 1.0)
+    if size:
         flat /= numpy.sqrt(numpy.square(flat).sum())
+    return flat if xp is numpy else xp.asarray(flat)
+
+
+class _CheckBackward:
+    """Chainer's name for check_backward's machinery, kept for the one part Chainer code
+    reads: ``_CheckBackward._sample_unit_vector(size, xp)``, the random direction.  Here
+    check_backward is one function, and this is its sampler."""
+
+    _sample_unit_vector = staticmethod(_unit_vector)
+
+
+def _random_direction(shapes: list) -> list:
+    """Unit vector over all ``shapes`` (None: no entry), split per shape."""
+    sizes = [0 if s is None else int(numpy.prod(s, dtype=numpy.int64)) for s in shapes]
+    flat = _unit_vector(int(numpy.sum(sizes, dtype=numpy.int64)))
     out, start = [], 0
     for shape, size in zip(shapes, sizes, strict=True):
         if shape is None:

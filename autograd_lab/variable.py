@@ -101,6 +101,23 @@ class VariableNode:
         return self._requires_grad
 
     @property
+    def _rank(self) -> int:
+        """Chainer's private name for :attr:`rank`, which Chainer code sets directly
+        (``x.node._rank = 3``); here ``rank`` is the slot and this reads and writes it.
+
+        >>> import numpy as np, autograd_lab as chainer
+        >>> x = chainer.Variable(np.ones(2))
+        >>> x.node._rank = 3
+        >>> (x.rank, (x * 2).rank)
+        (3, 4)
+        """
+        return self.rank
+
+    @_rank.setter
+    def _rank(self, value: int) -> None:
+        self.rank = value
+
+    @property
     def creator_node(self) -> Any:
         """The FunctionNode that made this node, or None for a leaf."""
         return self._creator_node

@@ -487,4 +487,79 @@ def prog_issue18_retained_output_relinked(rec, err):
     x.cleargrad()
     F.sum(y1).backward()
     rec('backward', x.grad)
+
+
+def prog_issue28_private_names_chainer_code_reads(rec, err):
+    type_check = importlib.import_module(chainer.__name__ + '.utils.type_check')
+    gradient_check = importlib.import_module(chainer.__name__ + '.gradient_check')
+    x = Variable(np.ones(3, np.float32))
+    x.node._rank = 3
+    y = F.exp(x)
+    rec('ranks', [x.rank, x.node._rank, y.rank, y.node._rank, y.creator_node.rank])
+    creator = y.creator_node
+    y.creator = None
+    rec('rank kept without a creator', [y.rank, y.creator is None])
+    y.node._rank = -1
+    rec('rank set', y.rank)
+    y.creator_node = creator
+    rec('rank from the relinked creator', y.rank)
+
+    class Double(chainer.FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 2,
+
+    seen = []
+    f = Double()
+    f.check_type_forward = seen.append
+    f.apply((np.ones((2, 3), np.float32), np.zeros(2, np.int32)))
+    types = seen[0]
+    rec('check_type_forward sees', [len(seen), isinstance(types, type_check.LightTypeInfoTuple),
+                                    len(types), bool(types[0].shape == (2, 3)),
+                                    bool(types[1].dtype == np.int32),
+                                    bool(types[0].shape == (3, 2))])
+    for size in (0, 1, 5, 64):
+        v = gradient_check._CheckBackward._sample_unit_vector(size, np)
+        rec('unit vector of %d' % size, [
+            type(v).__name__, v.shape, v.dtype.name,
+            size == 0 or bool(abs(np.square(v).sum() - 1) < 1e-12),
+            size == 0 or bool(abs(v).min() >= 0.1 / np.sqrt(size)),
+            size < 64 or bool(v.min() < 0 < v.max())])
+
+
+def prog_issue28_timer_nested_by_hand(rec, err):
+    import time
+    hooks = importlib.import_module(chainer.__name__ + '.function_hooks')
+    exponential = importlib.import_module(chainer.__name__ + '.functions.math.exponential')
+    identity = importlib.import_module(chainer.__name__ + '.functions.math.identity')
+    a = np.ones(3, np.float32)
+    for sleep_in in ('inner', 'outer'):
+        hook = hooks.TimerHook()
+        outer, inner = exponential.Exp(), identity.Identity()
+        hook.backward_preprocess(outer, (a,), (a,))
+        if sleep_in == 'outer':
+            time.sleep(0.002)
+        hook.forward_preprocess(inner, (a,))
+        if sleep_in == 'inner':
+            time.sleep(0.002)
+        hook.forward_postprocess(inner, (a,))
+        hook.backward_postprocess(outer, (a,), (a,))
+        times = dict(hook.call_history)
+        rec('names, sleeping in the ' + sleep_in, [name for name, _ in hook.call_history])
+        rec('outer covers inner, sleeping in the ' + sleep_in,
+            times['Exp'] >= times['Identity'] and times['Exp'] >= 0.002)
+        rec('total is the outer call, sleeping in the ' + sleep_in,
+            hook.total_time() == times['Exp'])
+        rec('summary keys, sleeping in the ' + sleep_in, sorted(hook.summary()))
+
+
+def prog_issue28_several_ellipses(rec, err):
+    z = Variable(np.zeros((4, 3, 2)))
+    for index in [(Ellipsis, Ellipsis), (Ellipsis, 0, Ellipsis), [0, Ellipsis, Ellipsis]]:
+        say(rec, 'x[%r]' % (index,), lambda: z[index])
+        say(rec, 'get_item %r' % (index,), lambda: F.get_item(z.array, index))
+        with chainer.using_config('debug', True):
+            say(rec, 'x[%r] in debug mode' % (index,), lambda: z[index])
+            say(rec, 'get_item %r in debug mode' % (index,), lambda: F.get_item(z, index))
+    with chainer.using_config('debug', True):
+        rec('one ellipsis in debug mode', z[Ellipsis, 0].shape)
 '''

@@ -244,3 +244,61 @@ def test_no_warning_noise_on_import():
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         importlib.reload(importlib.import_module('autograd_lab.backends.intel64'))
+
+
+# ---- private names that Chainer code reads (issue 28) -------------------------------------------
+
+
+def test_variable_node_rank_has_chainers_private_name():
+    x = chainer.Variable(np.ones(2, np.float32))
+    assert x.node._rank == 0
+    x.node._rank = 3  # one slot under two names: the rank the engine orders backward by
+    assert x.rank == x.node.rank == 3
+    y = F.exp(x)
+    assert y.node._rank == y.rank == y.creator_node.rank + 1 == 4
+    creator = y.creator_node
+    y.creator = None  # Chainer code clears the creator, marks the rank unset, relinks
+    assert y.rank == 4
+    y.node._rank = -1
+    assert y.rank == -1
+    y.creator_node = creator
+    assert y.rank == creator.rank + 1 == 4
+
+
+def test_check_type_forward_sees_a_light_type_info_tuple():
+    from autograd_lab.utils import type_check
+    seen = []
+
+    class Double(chainer.FunctionNode):
+        def check_type_forward(self, in_types):
+            seen.append(in_types)
+            type_check.expect(in_types[0].dtype == np.float32)
+
+        def forward(self, inputs):
+            return inputs[0] * 2,
+
+    Double().apply((np.ones((2, 3), np.float32), np.zeros(2, np.int32)))
+    in_types, = seen
+    assert isinstance(in_types, type_check.LightTypeInfoTuple)
+    assert type_check.LightTypeInfoTuple is type_check.TypeInfoTuple  # one class, two names
+    assert len(in_types) == 2
+    assert in_types[0].shape == (2, 3) and in_types[1].dtype == np.int32
+    assert not in_types[0].shape == (3, 2)
+    with pytest.raises(type_check.InvalidType, match=r'in_types\[0\]\.dtype == '):
+        Double().apply((np.ones(2, np.float64),))
+
+
+@pytest.mark.parametrize('size', [0, 1, 5, 64, 1000])
+def test_check_backwards_direction_sampler_has_chainers_private_name(size):
+    from autograd_lab import gradient_check
+    np.random.seed(size)
+    v = gradient_check._CheckBackward._sample_unit_vector(size, np)
+    assert type(v) is np.ndarray and v.shape == (size,) and v.dtype == np.float64
+    if size:
+        np.testing.assert_allclose(np.square(v).sum(), 1.0, rtol=1e-12)
+        # every component at least a third of the largest (Chainer promises 0.1 / sqrt(size))
+        assert abs(v).min() >= 1 / (3 * np.sqrt(size))
+    if size >= 64:
+        assert v.min() < 0 < v.max()
+    np.random.seed(size)  # the same draws as check_backward's own direction: one sampler
+    np.testing.assert_array_equal(gradient_check._random_direction([(size,)])[0], v)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import io
 import re
+import textwrap
 import warnings
 
 import numpy as np
@@ -195,6 +196,61 @@ class TestTimerHook:
             x * 2                   # 1 -> 2
         assert hook.call_history == [('MulConstant', 1.0)]
         assert hook.total_time() == 1.0
+
+    def test_a_failed_backward_leaves_no_stale_clock(self, fake_clock):
+        class BadBackward(chainer.FunctionNode):
+            def forward(self, inputs):
+                return inputs[0] * 1,
+
+            def backward(self, indexes, grad_outputs):
+                raise RuntimeError('boom')
+
+        x = Variable(np.array(1, np.float32))
+        with TimerHook() as hook:
+            y, = BadBackward().apply((x,))  # 0 -> 1
+            with pytest.raises(RuntimeError):
+                y.backward()                # started at 2, never finished
+            x * 2                           # 3 -> 4: a top-level call again
+        assert hook.call_history == [('BadBackward', 1.0), ('MulConstant', 1.0)]
+        assert hook.total_time() == 2.0
+
+    def test_a_forward_inside_a_backward_called_by_hand_is_nested(self, fake_clock):
+        # as a profiler or Chainer's own tests drive a hook: no engine backward is running
+        hook, x, gy = TimerHook(), f32(1, 2), f32(1, 1)
+        outer, inner = F.math.exponential.Exp(), F.math.identity.Identity()
+        hook.backward_preprocess(outer, (x,), (gy,))  # 0
+        hook.forward_preprocess(inner, (x,))          # 1
+        hook.forward_postprocess(inner, (x,))         # 2
+        hook.backward_postprocess(outer, (x,), (gy,))  # 3
+        assert hook.call_history == [('Identity', 1.0), ('Exp', 3.0)]
+        assert hook.total_time() == 3.0  # the outer call's time, the inner one inside it
+
+    @requires_chainer
+    def test_nested_by_hand_as_in_chainer(self):
+        code = """
+        import time
+        from chainer.function_hooks import TimerHook
+        from chainer.functions.math import exponential, identity
+        hook, x = TimerHook(), np.ones(2, np.float32)
+        outer, inner = exponential.Exp(), identity.Identity()
+        hook.backward_preprocess(outer, (x,), (x,))
+        hook.forward_preprocess(inner, (x,))
+        time.sleep(0.002)
+        hook.forward_postprocess(inner, (x,))
+        hook.backward_postprocess(outer, (x,), (x,))
+        out['names'] = np.array([name for name, _ in hook.call_history])
+        out['times'] = np.array([seconds for _, seconds in hook.call_history])
+        out['total'] = hook.total_time()
+        """
+        ref = run_chainer(code)
+        ns = {'np': np, 'out': {}}
+        exec(textwrap.dedent(code).replace('from chainer.', 'from autograd_lab.'), ns)
+        ours = ns['out']
+        for side in (ref, ours):
+            assert side['names'].tolist() == ['Identity', 'Exp']
+            inner_time, outer_time = side['times']
+            assert outer_time >= inner_time >= 0.002
+            assert side['total'] == outer_time  # the inner call is inside the outer one
 
     def test_real_clock_gives_positive_times(self):
         x = Variable(np.ones(100, np.float32))

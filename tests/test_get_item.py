@@ -217,6 +217,20 @@ def test_bad_indexes_raise_index_error(index):
         F.get_item(x, index)
 
 
+@pytest.mark.parametrize('index', [(Ellipsis, Ellipsis), (Ellipsis, 0, Ellipsis),
+                                   [0, Ellipsis, Ellipsis]])
+def test_several_ellipses_in_debug_mode_raise_chainers_value_error(index):
+    x = V(A.copy())
+    with chainer.using_config('debug', True):  # Chainer's debug mode checks this itself
+        with pytest.raises(ValueError, match=r'^Only one Ellipsis is allowed$'):
+            x[index]
+        with pytest.raises(ValueError, match=r'^Only one Ellipsis is allowed$'):
+            F.get_item(A, index)
+    numpys = r"^an index can only have a single ellipsis \('\.\.\.'\)$"
+    with pytest.raises(IndexError, match=numpys):
+        x[index]  # outside debug mode: NumPy's error, as in Chainer
+
+
 def test_get_item_on_ndarray_returns_non_grad_variable():
     y = F.get_item(A, (0, slice(1, None)))
     assert isinstance(y, V)

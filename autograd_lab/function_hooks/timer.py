@@ -9,6 +9,9 @@ counts only the outermost calls, so no time is counted twice.
 A call that raises never reaches its postprocess; its clock is dropped when the
 next top-level call starts, so the totals stay right after an error.  (A function
 applied inside another one's *forward* is timed as a separate top-level call.)
+The hook's methods may also be called by hand, as a profiler or Chainer's own tests
+do: a forward between a ``backward_preprocess`` and its ``backward_postprocess`` made
+that way is nested in it, as in Chainer, since no engine backward can have failed.
 
 On a GPU the time is read from CUDA events around the call (the device's own
 clock), so asynchronous kernels are included.
@@ -46,11 +49,14 @@ def function_name(function: Any) -> str:
 class _Clock:
     """One running measurement: host clock for CPU arrays, CUDA events for GPU arrays."""
 
-    __slots__ = ('function', 'forward', 'start', 'cuda')
+    __slots__ = ('function', 'forward', 'by_hand', 'start', 'cuda')
 
     def __init__(self, function: Any, arrays: tuple, forward: bool) -> None:
         self.function = function
         self.forward = forward
+        # a backward begun by calling backward_preprocess by hand, outside the engine's
+        # backward: no engine failure can abandon it (see TimerHook.forward_preprocess)
+        self.by_hand = not forward and events.in_backward_of() is None
         self.cuda = None
         xp = backend.get_array_module(*[a for a in arrays if a is not None])
         if xp is not numpy:
@@ -91,11 +97,14 @@ class TimerHook(FunctionHook):
     # ---- callbacks ---------------------------------------------------------------------
 
     def forward_preprocess(self, function: Any, in_data: tuple) -> None:
-        if self._running and events.in_backward_of() is None:
-            # Outside any backward a forward is a top-level call: what is still running was
-            # abandoned by a call that raised (its postprocess never came).
-            self._running.clear()
-        self._running.append(_Clock(function, in_data, True))
+        running = self._running
+        if running and events.in_backward_of() is None:
+            # Outside any backward a forward is a top-level call: what the engine left
+            # running was abandoned by a call that raised (its postprocess never came).  A
+            # backward begun by a hand-made backward_preprocess is still open: nest in it.
+            while running and not running[-1].by_hand:
+                running.pop()
+        running.append(_Clock(function, in_data, True))
 
     def backward_preprocess(self, function: Any, in_data: tuple, out_grad: tuple) -> None:
         while self._running and self._running[-1].forward:

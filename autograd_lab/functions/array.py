@@ -20,6 +20,7 @@ from typing import Any
 import numpy
 
 from autograd_lab import backend
+from autograd_lab import configuration as _configuration
 from autograd_lab.function_node import FunctionNode
 from autograd_lab.functions._util import sum_to_array
 from autograd_lab.utils import force_array, size_of_shape
@@ -43,6 +44,9 @@ def _normalize_index(slices: Any) -> Any:
         if isinstance(s, Variable):
             raise IndexError('a Variable cannot be used as an index: use its .array '
                              '(indices are not differentiable)')
+    if _configuration.debug_used and config.debug and sum(s is Ellipsis for s in parts) > 1:
+        # Chainer's debug mode checks this itself; otherwise NumPy's IndexError says it
+        raise ValueError('Only one Ellipsis is allowed')
     return slices
 
 

@@ -204,6 +204,13 @@ class TypeInfoTuple(tuple):
         return Expr(len(self), 'in_types.size()')
 
 
+#: Chainer's name for the inputs its ``check_type_forward`` sees first: Chainer checks
+#: twice, lightly (no messages) and then, if that fails, with the full expressions for the
+#: error.  Here one pass does both (a :class:`TypeInfo` holds its value and its text), so
+#: both names are one class.
+LightTypeInfoTuple = TypeInfoTuple
+
+
 def argname(in_types: Sequence[TypeInfo], names: Sequence[str]) -> None:
     """Name the inputs in messages (``x`` instead of ``in_types[0]``)."""
     for info, name in zip(in_types, names):
