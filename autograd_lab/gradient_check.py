@@ -561,6 +561,41 @@ def _no_grads(xs: tuple, no_grads: Sequence[bool] | None) -> list:
 # ---- check_double_backward ----------------------------------------------------------------
 
 
+def _grad_grads(x_grad_grad: Any, params_grad_grad: Any, n_x: int, differentiated: list,
+                n_params: int) -> tuple:
+    """The output gradients of check_double_backward's first-order function: one per
+    differentiated input (a tuple with an entry for every input, None for skipped ones,
+    works too), then one per param."""
+    ggxs = _as_tuple(x_grad_grad)
+    if len(ggxs) == n_x and len(differentiated) != n_x:
+        ggxs = tuple(ggxs[i] for i in differentiated)
+    if len(ggxs) != len(differentiated):
+        raise ValueError(f'x_grad_grad has {len(ggxs)} entries; expected one per '
+                         f'differentiated input ({len(differentiated)})')
+    ggparams = _as_tuple(params_grad_grad) if params_grad_grad is not None else ()
+    if len(ggparams) != n_params:
+        raise ValueError(f'params_grad_grad has {len(ggparams)} entries but there are '
+                         f'{n_params} params')
+    return ggxs + ggparams
+
+
+def _seeded_roots(ys: tuple, gys: tuple, slots: list, seeds: tuple) -> tuple[list, list]:
+    """The outputs ``ys`` to differentiate in check_double_backward's first-order function,
+    with their seeds: ``seeds[j]`` for output ``slots[j]`` (the entries of ``gys`` that
+    are not None).  Outputs that are None are left out, repeated ones merged."""
+    from autograd_lab.functions.array import cast  # noqa: PLC0415 - cycle
+    if len(ys) != len(gys):
+        raise ValueError(f'func returned {len(ys)} outputs but y_grad has {len(gys)} entries')
+    pairs = []
+    for k, gy in zip(slots, seeds, strict=True):
+        if ys[k] is None:
+            continue
+        if gy.dtype != ys[k].dtype:  # the numerical pass may run in another dtype
+            gy = cast(gy, ys[k].dtype)
+        pairs.append((ys[k], gy))
+    pairs = _merge_roots(pairs)
+    return [y for y, _ in pairs], [gy for _, gy in pairs]
+
 def check_double_backward(
         func: Callable[..., Any], x_data: Any, y_grad: Any, x_grad_grad: Any,
         params: Any = (), params_grad_grad: Any = (), eps: float = 1e-3, atol: float = 1e-4,
@@ -598,24 +633,12 @@ def check_double_backward(
     >>> check_double_backward(lambda v: F.sum(F.exp(v) * v), x, None, np.ones(3))
     """
     from autograd_lab.backprop import grad  # noqa: PLC0415 - cycle
-    from autograd_lab.functions.array import cast  # noqa: PLC0415 - cycle
     xs = _as_tuple(x_data)
     params = _as_tuple(params) if params is not None else ()
     n_x = len(xs)
     no_grads = _no_grads(xs, no_grads)
     differentiated = [i for i in range(n_x) if not no_grads[i]]
-
-    ggxs = _as_tuple(x_grad_grad)
-    if len(ggxs) == n_x and len(differentiated) != n_x:
-        ggxs = tuple(ggxs[i] for i in differentiated)
-    if len(ggxs) != len(differentiated):
-        raise ValueError(f'x_grad_grad has {len(ggxs)} entries; expected one per '
-                         f'differentiated input ({len(differentiated)})')
-    ggparams = _as_tuple(params_grad_grad) if params_grad_grad is not None else ()
-    if len(ggparams) != len(params):
-        raise ValueError(f'params_grad_grad has {len(ggparams)} entries but there are '
-                         f'{len(params)} params')
-
+    grad_grads = _grad_grads(x_grad_grad, params_grad_grad, n_x, differentiated, len(params))
     gys = None if y_grad is None else _as_tuple(y_grad)
     gy_slots = [] if gys is None else [k for k, gy in enumerate(gys) if gy is not None]
 
@@ -625,21 +648,7 @@ def check_double_backward(
         if gys is None:
             roots, seeds = [ys[0]], None
         else:
-            if len(ys) != len(gys):
-                raise ValueError(f'func returned {len(ys)} outputs but y_grad has '
-                                 f'{len(gys)} entries')
-            given = dict(zip(gy_slots, inputs[n_x:], strict=True))
-            roots, seeds = [], []
-            for k in gy_slots:
-                if ys[k] is None:
-                    continue
-                gy = given[k]
-                if gy.dtype != ys[k].dtype:  # the numerical pass may run in another dtype
-                    gy = cast(gy, ys[k].dtype)
-                roots.append(ys[k])
-                seeds.append(gy)
-            pairs = _merge_roots(list(zip(roots, seeds, strict=True)))
-            roots, seeds = [y for y, _ in pairs], [gy for _, gy in pairs]
+            roots, seeds = _seeded_roots(ys, gys, gy_slots, inputs[n_x:])
         wrt = [x_vars[i] for i in differentiated] + list(params)
         if not roots or not wrt:
             return (None,) * len(wrt)
@@ -647,7 +656,7 @@ def check_double_backward(
 
     inputs = xs + tuple(gys[k] for k in gy_slots)
     try:
-        check_backward(first_order, inputs, ggxs + ggparams, params=params, eps=eps,
+        check_backward(first_order, inputs, grad_grads, params=params, eps=eps,
                        atol=atol, rtol=rtol, no_grads=list(no_grads) + [False] * len(gy_slots),
                        dtype=dtype, detect_nondifferentiable=detect_nondifferentiable)
     except AssertionError as error:
