@@ -10,6 +10,7 @@ dispatch only earns a warning, a baseline one an error) and ``OPENBLAS_CORETYPE=
 keeps OpenBLAS on its AVX2 kernels; the child reports what it really had.  With both
 paths green, ``build_tolerance``'s rule holds whichever CPU runs CI.  On a CPU without
 AVX-512 the suite's own run already is the lowered path, and this test skips saying so.
+It adds about 20 s to CI (40 tests and Chainer's runs of the same programs).
 """
 
 from __future__ import annotations
@@ -59,8 +60,8 @@ try:
     from threadpoolctl import threadpool_info
     blas = sorted({{i.get('architecture', '?') for i in threadpool_info()
                    if i.get('internal_api') == 'openblas'}})
-except ImportError:
-    blas = ['threadpoolctl absent']
+except ImportError:  # (scikit-learn, a test extra, brings it)
+    blas = None
 print('LOWERED ' + json.dumps({{'ours': mine, 'chainer': peer, 'openblas': blas}}), flush=True)
 import pytest
 sys.exit(pytest.main(sys.argv[1:]))
@@ -79,8 +80,8 @@ def probe(python, env=None) -> dict:
 def test_differential_tests_pass_without_avx512():
     ours, theirs = probe(sys.executable), probe(chainer_ref.PYTHON, chainer_ref.environment({}))
     if not ours['on'] and not theirs['on']:
-        pytest.skip('this CPU has no AVX-512: the suite\'s own differential run took the '
-                    'lowered path already')
+        pytest.skip('no AVX-512 kernel that NumPy dispatches is on with this CPU: the '
+                    "suite's own differential run took the lowered path already")
     env = {**os.environ, 'NPY_DISABLE_CPU_FEATURES': ' '.join(ours['targets']),
            chainer_ref.PEER_FEATURES_OFF: ' '.join(theirs['targets']),
            'OPENBLAS_CORETYPE': 'Haswell'}
@@ -96,7 +97,7 @@ def test_differential_tests_pass_without_avx512():
           f"{theirs['on']} -> {report['chainer']['on']}, OpenBLAS {report['openblas']}: "
           f'{summary}')
     assert report['ours']['on'] == [] and report['chainer']['on'] == [], report
-    assert report['openblas'] in (['Haswell'], ['threadpoolctl absent']), report
+    assert report['openblas'] is None or set(report['openblas']) <= {'Haswell'}, report
     assert done.returncode == 0, output[-4000:]
     passed = int(re.search(r'(\d+) passed', summary).group(1))
     assert passed >= 30 and 'failed' not in summary, summary
