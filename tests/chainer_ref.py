@@ -48,11 +48,27 @@ sys.stdout.write(base64.b64encode(buf.getvalue()).decode())
 """
 
 
+# NumPy 1.26 names its CPU targets otherwise than ours: the run with AVX-512 turned off
+# (tests/test_lowered_dispatch.py) gives Chainer's list in this variable.
+PEER_FEATURES_OFF = 'AGL_CHAINER_NPY_DISABLE_CPU_FEATURES'
+
+
+def environment(base=None) -> dict:
+    """The environment of a Chainer run: ``base`` (``os.environ``) without PYTHONPATH,
+    BLAS on one thread, and ``NPY_DISABLE_CPU_FEATURES`` taken from
+    ``AGL_CHAINER_NPY_DISABLE_CPU_FEATURES`` (absent when that is)."""
+    env = {**(os.environ if base is None else base), 'OMP_NUM_THREADS': '1',
+           'OPENBLAS_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1'}
+    env.pop('PYTHONPATH', None)
+    env.pop('NPY_DISABLE_CPU_FEATURES', None)
+    if env.get(PEER_FEATURES_OFF):
+        env['NPY_DISABLE_CPU_FEATURES'] = env[PEER_FEATURES_OFF]
+    return env
+
+
 def run(code: str, timeout: float = 120) -> dict:
     """Execute ``code`` under Chainer; return the ``out`` dict as NumPy arrays."""
-    env = {**os.environ, 'OMP_NUM_THREADS': '1', 'OPENBLAS_NUM_THREADS': '1',
-           'MKL_NUM_THREADS': '1'}
-    env.pop('PYTHONPATH', None)
+    env = environment()
     script = _PRELUDE + textwrap.dedent(code) + _EPILOGUE
     proc = subprocess.run([str(PYTHON), '-c', script], capture_output=True, text=True,
                           timeout=timeout, env=env, cwd='/', check=False)

@@ -137,17 +137,22 @@ def prog_issue18_04_numerical_grad_smooth_points(rec, err):
         x = np.array([0.0], dtype)
         g = gc.numerical_grad(lambda: (-3 * x ** 3 + 2 * x ** 2 + 1,) * 2, (x,),
                               (np.ones(1, dtype),) * 2, detect_nondifferentiable=True)
-        rec('cubic ' + np.dtype(dtype).name, g)
+        # numerical_grad's five points around 0 (eps 1e-3): two outputs, each |f| ~ 1
+        rec('cubic ' + np.dtype(dtype).name, g, kind='finite_difference', step=1e-3,
+            points=5, f_scale=2.01)
         z = np.array([100.0], dtype)
         g = gc.numerical_grad(lambda: (np.log(z),), (z,), (np.ones(1, dtype),),
                               detect_nondifferentiable=True)
-        rec('log ' + np.dtype(dtype).name, g)
+        # log(100 + 1e-3) = 4.6052; a 1-ULP difference of log becomes 3/eps ULPs of g
+        rec('log ' + np.dtype(dtype).name, g, kind='finite_difference', step=1e-3,
+            points=5, f_scale=4.61)
         k = np.array([0.0, 1.0], dtype)
         err('abs kink ' + np.dtype(dtype).name, lambda: gc.numerical_grad(
             lambda: (np.abs(k),), (k,), (np.ones(2, dtype),), detect_nondifferentiable=True))
     s = np.array([0.3, -1.2, 2.0])
     rec('sin five points', gc.numerical_grad(lambda: (np.sin(s),), (s,), (np.ones(3),),
-                                             detect_nondifferentiable=True))
+                                             detect_nondifferentiable=True),
+        kind='finite_difference', step=1e-3, points=5, f_scale=1.0)
 
 
 def prog_issue18_05_to_device_is_final(rec, err):
@@ -258,14 +263,20 @@ def prog_issue18_11_str_and_repr_of_empty_variables(rec, err):
 def prog_issue18_12_numerical_grad_scalars_and_eps(rec, err):
     gc = importlib.import_module(chainer.__name__ + '.gradient_check')
     x = np.array([1.0, 2.0])
-    rec('python float', gc.numerical_grad(lambda: (float((x * x).sum()),), (x,), (1.0,)))
-    rec('numpy scalar', gc.numerical_grad(lambda: ((x * x).sum(),), (x,), (1.0,)))
+    # central differences (eps 1e-3) of f = 1 + 4 = 5 (+ 4e-3 at most) in float64
+    central = dict(kind='finite_difference', step=1e-3, points=2)
+    rec('python float', gc.numerical_grad(lambda: (float((x * x).sum()),), (x,), (1.0,)),
+        **central, f_scale=5.01)
+    rec('numpy scalar', gc.numerical_grad(lambda: ((x * x).sum(),), (x,), (1.0,)),
+        **central, f_scale=5.01)
     err('eps 0', lambda: gc.numerical_grad(lambda: (x,), (x,), (np.ones(2),), eps=0))
     err('eps negative', lambda: gc.numerical_grad(lambda: (x,), (x,), (np.ones(2),),
                                                   eps=-1.0))
     rec('two outputs', gc.numerical_grad(lambda: (float(x.sum()), x * x), (x,),
-                                         (2.0, np.ones(2))))
-    rec('None output', gc.numerical_grad(lambda: (None, x ** 3), (x,), (None, np.ones(2))))
+                                         (2.0, np.ones(2))),
+        **central, f_scale=2 * 3.01 + 4.01)  # |2 * sum(x)| + |x * x| at x <= 2 + eps
+    rec('None output', gc.numerical_grad(lambda: (None, x ** 3), (x,), (None, np.ones(2))),
+        **central, f_scale=8.02)  # x ** 3 at x <= 2 + eps
 
 
 def prog_issue18_13_grad_retain_grad(rec, err):

@@ -19,6 +19,7 @@ import autograd_lab as chainer
 import autograd_lab.functions as F
 import autograd_lab.links as L
 from autograd_lab import FunctionNode, Variable, gradient_check
+from build_tolerance import assert_same_across_builds
 
 FLOATS = (np.float16, np.float32, np.float64)
 
@@ -206,15 +207,17 @@ def run_here(program: str, quiet: bool = False, **names: Any) -> dict:
 
 
 def assert_records_agree(got: dict, expected: dict) -> None:
-    """Same keys; text records equal; arrays of the same dtype and shape, values within
-    float32 (2e-5) or float64 (1e-10) rounding."""
+    """Same keys; text records equal; arrays by ``build_tolerance``'s rule (same dtype and
+    shape; integers exactly).  Each record is a function's value or its first or second
+    derivative: ``kind='reduction'`` with ``steps=3`` (value, gradient and gradient of the
+    gradient, one elementwise step each) and ``terms`` the size of the largest record, as
+    a sum inside one of these functions runs over at most as many products as its largest
+    input has elements and every input's gradient is a record."""
     assert sorted(got) == sorted(expected)
+    terms = max(want.size for want in expected.values())
     for key, want in expected.items():
         have = got[key]
         if want.dtype.kind == 'U':
             assert str(have) == str(want), key
             continue
-        assert have.dtype == want.dtype, key
-        assert have.shape == want.shape, key
-        rtol = 2e-5 if want.dtype == np.float32 else 1e-10
-        np.testing.assert_allclose(have, want, rtol=rtol, atol=rtol, err_msg=key)
+        assert_same_across_builds(have, want, kind='reduction', terms=terms, steps=3, what=key)

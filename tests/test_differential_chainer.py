@@ -4,8 +4,11 @@ The programs below are plain Chainer code.  They run once under the real Chainer
 (one subprocess with ``.venvs/chainer/bin/python``, NumPy 1.26) and once here
 with ``chainer = autograd_lab``; every recorded value is compared: arrays (dtype,
 shape, values), gradients, labels, reprs, ``None``-ness, and the class names of
-exceptions and warnings.  NumPy scalars are recorded as such, so a 0-dim array
-turning into a NumPy scalar shows up as a difference.
+exceptions and warnings.  Floats are compared by the rule of ``build_tolerance`` (two
+NumPy builds round differently): elementwise unless the program says how a value was
+computed, ``rec(key, value, kind='reduction', terms=...)`` and so on; the rest exactly.
+NumPy scalars are recorded as such, so a 0-dim array turning into a NumPy scalar shows
+up as a difference.
 
 Skipped with a reason when the Chainer venv is missing (``bash
 benchmarks/setup_peers.sh chainer`` creates it).
@@ -14,8 +17,6 @@ benchmarks/setup_peers.sh chainer`` creates it).
 from __future__ import annotations
 
 import json
-import math
-import os
 import re
 import subprocess
 import sys
@@ -24,6 +25,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+import chainer_ref
+from build_tolerance import differences
 
 pytestmark = pytest.mark.chainer
 
@@ -272,12 +276,13 @@ def prog_broadcasting(rec, err):
         y = F.matmul(a, b)
         y.grad = np.ones(y.shape)
         quiet_backward(y)
-        rec(f'matmul {sa} {sb}', [y.array, a.grad, b.grad])
+        # BLAS sums: at most 4 products (a gradient summed over 2 broadcast batches x 2)
+        rec(f'matmul {sa} {sb}', [y.array, a.grad, b.grad], kind='reduction', terms=4)
     a = Variable(np.arange(6, dtype=f64).reshape(2, 3))
     b = Variable(np.arange(6, dtype=f64).reshape(3, 2))
     y = F.matmul(a, b, transa=True, transb=True)
     F.sum(y).backward()
-    rec('matmul transa transb', [y.array, a.grad, b.grad])
+    rec('matmul transa transb', [y.array, a.grad, b.grad], kind='reduction', terms=3)
     c = Variable(np.array([[1.0], [2.0]]))
     p, q = F.broadcast(a, c)
     F.sum(p * q).backward()
@@ -444,14 +449,17 @@ def prog_gradient_check(rec, err):
     gradient_check = importlib.import_module(chainer.__name__ + '.gradient_check')
     x = np.array([0.5, 1.0, 2.0])
     g, = gradient_check.numerical_grad(lambda: (np.sin(x) * x,), (x,), (np.ones(3),))
-    rec('numerical_grad', g)
+    # finite differences of f = x sin x, |f| <= 2 near x <= 2, steps of eps = 1e-3
+    rec('numerical_grad', g, kind='finite_difference', step=1e-3, points=2, f_scale=2.0)
     g, = gradient_check.numerical_grad(lambda: (np.sin(x) * x,), (x,), (np.ones(3),),
                                       detect_nondifferentiable=True)
-    rec('numerical_grad five points', g)
+    rec('numerical_grad five points', g, kind='finite_difference', step=1e-3, points=5,
+        f_scale=2.0)
     x32 = np.array([0.5, 1.0], f32)
     g, = gradient_check.numerical_grad(lambda: (x32 ** 2,), (x32,), (np.ones(2, f32),),
                                       eps=1e-2)
-    rec('numerical_grad float32', g)
+    rec('numerical_grad float32', g, kind='finite_difference', step=1e-2, points=2,
+        f_scale=1.03)  # x**2 at x <= 1 + eps
     kink = np.array([0.0, 1.0])
     err('nondifferentiable', lambda: gradient_check.numerical_grad(
         lambda: (np.abs(kink),), (kink,), (np.ones(2),), detect_nondifferentiable=True))
@@ -510,8 +518,9 @@ results = {{}}
 for name in sorted(k for k in list(globals()) if k.startswith('prog_')):
     out = {{}}
 
-    def rec(key, value, out=out):
-        out[key] = enc(value)
+    def rec(key, value, out=out, **across_builds):
+        out[key] = ({{'across builds': across_builds, 'value': enc(value)}} if across_builds
+                    else enc(value))
 
     def err(key, thunk, out=out):
         try:
@@ -543,10 +552,8 @@ def _run_chainer() -> dict:
                     '(bash benchmarks/setup_peers.sh chainer)')
     script = _driver('import chainer\nimport chainer.functions as F') + \
         '\nsys.stdout.write(json.dumps(results))\n'
-    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
-    env.update(OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1')
     proc = subprocess.run([str(CHAINER_PYTHON), '-c', script], capture_output=True, text=True,
-                          timeout=300, env=env, cwd='/', check=False)
+                          timeout=300, env=chainer_ref.environment(), cwd='/', check=False)
     if proc.returncode != 0:
         if 'No module named' in proc.stderr and 'chainer' in proc.stderr:
             pytest.skip(f'Chainer is not installed in {CHAINER_PYTHON}')
@@ -568,25 +575,29 @@ def both() -> tuple:
     return reference, _run_autograd_lab()
 
 
-RTOL = {'float16': 1e-3, 'float32': 1e-6, 'float64': 1e-12}
-
-
-def _differences(ref, got, path: str) -> list:
+def _differences(ref, got, path: str, how: dict | None = None) -> list:
+    """Chainer's records against ours: floats by the one rule of ``build_tolerance``
+    (the kind a program gives with ``rec(key, value, kind=..., ...)``, else elementwise),
+    everything else exactly."""
+    if isinstance(ref, dict) and 'across builds' in ref:
+        if not (isinstance(got, dict) and 'value' in got):
+            return [f'{path}: Chainer {_short(ref)} != autograd_lab {_short(got)}']
+        return _differences(ref['value'], got['value'], path, ref['across builds'])
     if isinstance(ref, dict) and 'array' in ref:
         if not (isinstance(got, dict) and 'array' in got):
             return [f'{path}: Chainer {_short(ref)} != autograd_lab {_short(got)}']
         if ref['dtype'] != got['dtype'] or ref['shape'] != got['shape']:
             return [f"{path}: Chainer {ref['dtype']}{ref['shape']} != autograd_lab "
                     f"{got['dtype']}{got['shape']}"]
-        a, b = np.array(ref['array'], dtype=float), np.array(got['array'], dtype=float)
-        rtol = RTOL.get(ref['dtype'], 0.0)
-        if not np.allclose(a, b, rtol=rtol, atol=rtol * 1e-3, equal_nan=True):
-            return [f'{path}: Chainer {a.tolist()} != autograd_lab {b.tolist()}']
-        return []
+        theirs = np.array(ref['array'], dtype=ref['dtype']).reshape(ref['shape'])
+        ours = np.array(got['array'], dtype=got['dtype']).reshape(got['shape'])
+        found = differences(ours, theirs, **(how or {}))
+        return [f'{path}: Chainer {theirs.tolist()} != autograd_lab {ours.tolist()} ({found[0]})'
+                ] if found else []
     if isinstance(ref, dict) and 'float' in ref and isinstance(got, dict) and 'float' in got:
-        x, y = ref['float'], got['float']
-        same = (math.isnan(x) and math.isnan(y)) or math.isclose(x, y, rel_tol=1e-12)
-        return [] if same else [f'{path}: Chainer {x!r} != autograd_lab {y!r}']
+        found = differences(np.float64(got['float']), np.float64(ref['float']), **(how or {}))
+        return [f"{path}: Chainer {ref['float']!r} != autograd_lab {got['float']!r} "
+                f'({found[0]})'] if found else []
     if isinstance(ref, dict) and isinstance(got, dict):
         out = []
         for key in sorted(set(ref) | set(got)):
@@ -595,12 +606,12 @@ def _differences(ref, got, path: str) -> list:
             elif key not in ref:
                 out.append(f'{path}/{key}: only in autograd_lab ({_short(got[key])})')
             else:
-                out += _differences(ref[key], got[key], f'{path}/{key}')
+                out += _differences(ref[key], got[key], f'{path}/{key}', how)
         return out
     if isinstance(ref, list) and isinstance(got, list) and len(ref) == len(got):
         out = []
         for i, (r, g) in enumerate(zip(ref, got, strict=True)):
-            out += _differences(r, g, f'{path}[{i}]')
+            out += _differences(r, g, f'{path}[{i}]', how)
         return out
     return [] if ref == got else [f'{path}: Chainer {_short(ref)} != autograd_lab {_short(got)}']
 
