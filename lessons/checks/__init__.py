@@ -50,7 +50,7 @@ from .function_node import ex12_slope, ex12_forward, ex12_backward
 from .matrix_backward import (
     ex13_shapes, ex13_linear, ex13_softmax_ce, ex13_count, LINEAR_SHAPES, COUNT,
 )
-from .feedback import Feedback
+from .feedback import Feedback, show_answer
 
 #: True while nbgrader validates or autogrades (it sets NBGRADER_EXECUTION).
 GRADING = os.environ.get('NBGRADER_EXECUTION', '').lower() in {'autograde', 'validate'}
@@ -118,6 +118,7 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
     'gates_by_hand',
     'neuron_by_hand',
     'rnn_grad',
+    'show_answer',
 ]
 
 #: Every checker, for tests and for instructors who grade outside the notebooks.
