@@ -30,6 +30,8 @@ import pytest
 import autograd_lab as chainer
 import autograd_lab.functions as F
 from autograd_lab import Variable, backend
+from autograd_lab.functions import connection as library_linear
+from autograd_lab.functions import loss as library_losses
 from autograd_lab_lessons import checks
 
 LESSONS = Path(__file__).resolve().parent.parent / 'lessons'
@@ -96,7 +98,8 @@ def _neuron_grads(**changes):
 
 
 def _softsign_class(derivative_power=2, use_abs=True, abs_all=False, tuple_out=True,
-                    backward_abs=True, times_gy=True, variables=True, host=False):
+                    backward_abs=True, times_gy=True, variables=True, host=False,
+                    through_itself=False):
     class Softsign(chainer.FunctionNode):
         def forward(self, inputs):
             x, = inputs
@@ -115,6 +118,10 @@ def _softsign_class(derivative_power=2, use_abs=True, abs_all=False, tuple_out=T
             if not variables:  # computed on arrays: right values, but no graph
                 xp = backend.get_array_module(x.array)
                 return Variable(gy.array / (1 + xp.abs(x.array)) ** 2),
+            if through_itself:  # its own forward again, differentiated with chainer.grad
+                with chainer.force_backprop_mode():
+                    xv = Variable(x.array)
+                    return chainer.grad([xv / (1 + F.absolute(xv))], [xv], [gy])[0],
             a = F.absolute(x) if backward_abs else x
             local = 1 / (1 + a) ** derivative_power
             return (gy * local if times_gy else local),
@@ -259,8 +266,34 @@ def _linear_class(how='right'):
                               transa=True)
             elif how == 'stub':
                 return ...
+            elif how == 'library-backward':  # the library's backward, called on itself
+                return library_linear.LinearFunction.backward(self, target_input_indexes,
+                                                              grad_outputs)
+            elif how == 'chainer-grad':  # differentiate the library's linear instead
+                with chainer.force_backprop_mode():
+                    xs = [Variable(v.array) for v in (x, W)] + [Variable(self.b)]
+                    return tuple(chainer.grad([F.linear(*xs)], xs, [gy]))
+            elif how == 'F.linear':  # gx = gy W written as linear(gy, W^T)
+                gx = F.linear(gy, F.transpose(W))
             return gx, gW, gb
+    if how == 'chainer-grad':  # keeps b, which the reference does not retain
+        forward = LinearFunction.forward
+
+        def keep_b(self, inputs):
+            self.b = inputs[2]
+            return forward(self, inputs)
+        LinearFunction.forward = keep_b
     return LinearFunction
+
+
+def _library_subclass(library_class, override_forward=False):
+    """An empty subclass of the library's node (or one whose forward is the student's)."""
+    body = {}
+    if override_forward:
+        def forward(self, inputs):
+            return library_class.forward(self, inputs)
+        body['forward'] = forward
+    return type(library_class.__name__, (library_class,), body)
 
 
 def _softmax_class(how='right'):
@@ -286,6 +319,17 @@ def _softmax_class(how='right'):
                 diff = -diff
             n = 1 if how == 'no-mean' else len(t)
             gx = diff / n if how == 'no-gy' else diff * gloss / n
+            if how == 'chainer-grad':  # differentiate the library's loss instead
+                with chainer.force_backprop_mode():
+                    xv = Variable(x.array)
+                    gx, = chainer.grad([F.softmax_cross_entropy(xv, t.array)], [xv], [gloss])
+            elif how == 'library-grad':  # the library's loss, applied to a copy and read back
+                with chainer.force_backprop_mode():
+                    xv = Variable(x.array)
+                    loss = F.softmax_cross_entropy(xv, t.array)
+                loss.grad_var = gloss
+                loss.backward()
+                gx = xv.grad_var
             return gx, None
     return SoftmaxCrossEntropy
 
@@ -551,7 +595,8 @@ CASES = [
         (lambda: _softsign_class(1), ['square the denominator']),
         (lambda: _softsign_class(backward_abs=False), ['Keep the absolute value']),
         (lambda: _softsign_class(times_gy=False), ['by gy']),
-        (lambda: _softsign_class(variables=False), ['F functions'])]),
+        (lambda: _softsign_class(variables=False), ['F functions']),
+        (lambda: _softsign_class(through_itself=True), ['chainer.grad', 'yourself'])]),
     ('ex12_forward', _softsign_class, [
         (lambda: _softsign_class(use_abs=False), ['xp.abs']),
         (lambda: _softsign_class(abs_all=True), ['sign of x']),
@@ -569,7 +614,14 @@ CASES = [
         (lambda: _linear_class('gb-not-summed'), ['F.sum(gy, axis=0)']),
         (lambda: _linear_class('gW-transposed'), ['gW = gy^T x']),
         (lambda: _linear_class('gb-mean'), ['not the mean']),
-        (lambda: _linear_class('gW-without-gy'), ['Multiply in gy'])]),
+        (lambda: _linear_class('gW-without-gy'), ['Multiply in gy']),
+        (lambda: library_linear.LinearFunction, ['of your own']),
+        (lambda: _library_subclass(library_linear.LinearFunction), ['of your own']),
+        (lambda: _library_subclass(library_linear.LinearFunction, override_forward=True),
+         ['of your own']),
+        (lambda: _linear_class('library-backward'), ["library's own", 'F.matmul']),
+        (lambda: _linear_class('chainer-grad'), ['chainer.grad', 'F.matmul']),
+        (lambda: _linear_class('F.linear'), ["library's own", 'F.matmul'])]),
     ('ex13_shapes', lambda: {'gx': (4, 3), 'gW': (2, 3), 'gb': (2,)}, [
         (lambda: {'gx': (4, 3), 'gW': (3, 2), 'gb': (2,)}, ['(n_out, n_in)']),
         (lambda: {'gx': (4, 3), 'gW': (2, 3), 'gb': (4, 2)}, ['sums the rows']),
@@ -578,7 +630,11 @@ CASES = [
         (lambda: _softmax_class('no-mean'), ['divide by N']),
         (lambda: _softmax_class('sign'), ['p - onehot']),
         (lambda: _softmax_class('no-gy'), ['incoming gradient']),
-        (lambda: _softmax_class('unstable'), ['subtract the largest logit'])]),
+        (lambda: _softmax_class('unstable'), ['subtract the largest logit']),
+        (lambda: library_losses.SoftmaxCrossEntropy, ['of your own']),
+        (lambda: _library_subclass(library_losses.SoftmaxCrossEntropy), ['of your own']),
+        (lambda: _softmax_class('chainer-grad'), ['chainer.grad', 'F.softmax']),
+        (lambda: _softmax_class('library-grad'), ['chainer.grad', 'F.softmax'])]),
 ]
 
 # Device-generic code: the same checkers under the fake GPU (autograd_lab.testing.fake_gpu),

@@ -7,10 +7,11 @@ from typing import Any
 
 import numpy as np
 
-import autograd_lab as chainer
-from autograd_lab import Variable, gradient_check
+from autograd_lab import Variable
 
+from .hand_backward import _NOT_A_TUPLE, _gradient_checks, _is_node_class, _watch_backward
 from .feedback import (
+    _on_gpu,
     _checker,
     _as_array,
     _call,
@@ -19,8 +20,6 @@ from .feedback import (
     _devices,
     _ok,
     _same_device,
-    _seeded,
-    _todo,
     _tried_where,
     _where,
     _wrong,
@@ -45,19 +44,6 @@ def ex12_slope(prediction: Any) -> Feedback:
 def _softsign(node_class: type, x: Any) -> Variable:
     y = node_class().apply((x,))
     return y[0] if isinstance(y, tuple) else y
-
-
-def _is_node_class(exercise: str, node_class: Any, name: str) -> Feedback | None:
-    if node_class is ...:
-        return _todo(exercise, 'your FunctionNode class')
-    if not (isinstance(node_class, type) and issubclass(node_class, chainer.FunctionNode)):
-        return _wrong(exercise, f'{name} is a {type(node_class).__name__}, not a '
-                      'FunctionNode class.', f'Write class {name}(chainer.FunctionNode): ...')
-    return None
-
-
-_NOT_A_TUPLE = (TypeError, 'must be a tuple', 'forward returns a tuple of arrays: end the '
-                'return line with a comma, `return y,`.')
 
 
 @_checker(gpu=True)
@@ -95,25 +81,6 @@ def _first_grad(forward: Callable[[Any], Variable], x: Any, gy: Any) -> Any:
         return None
 
 
-def _gradient_checks(exercise: str, func: Callable[..., Any], x_data: Any, gy: Any,
-                     ggx: Any | None, hint: str, **options: Any) -> Feedback | None:
-    """check_backward (and check_double_backward with ggx); the feedback if one fails."""
-    checks_to_run = [('check_backward', gradient_check.check_backward, (func, x_data, gy))]
-    if ggx is not None:
-        checks_to_run.append(('check_double_backward', gradient_check.check_double_backward,
-                              (func, x_data, gy, ggx)))
-    for name, check, args in checks_to_run:
-        try:
-            with _seeded():
-                check(*args, **options)
-        except AssertionError as error:
-            first = str(error).strip().splitlines()[0] if str(error).strip() else ''
-            return _wrong(exercise, f'{name} failed: {first}', hint)
-        except Exception as error:  # learner code: any failure becomes feedback
-            return _wrong(exercise, f'{name} raised {type(error).__name__}: {error}', hint)
-    return None
-
-
 @_checker(gpu=True)
 def ex12_backward(node_class: Any) -> Feedback:
     """Softsign.backward agrees with numerical differentiation, to first and second order,
@@ -138,6 +105,9 @@ def ex12_backward(node_class: Any) -> Feedback:
             return _softsign(node_class, v)
 
         _call(exercise, f, x, known=[_NOT_A_TUPLE])
+        if not _on_gpu(device):  # how the gradient is obtained: once is enough
+            _watch_backward(exercise, node_class, (x,), (gy,), (0,), answer_nodes=(),
+                            building_blocks='F.absolute and arithmetic on Variables')
         got = _first_grad(f, x, gy)
         if got is not None:
             for local, hint in candidates:

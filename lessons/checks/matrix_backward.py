@@ -7,9 +7,14 @@ from typing import Any
 
 import numpy as np
 
+from autograd_lab.functions import connection as library_linear
+from autograd_lab.functions import loss as library_losses
+
 from autograd_lab import Variable, backend
 
-from .function_node import _NOT_A_TUPLE, _gradient_checks, _is_node_class
+from .hand_backward import (
+    _NOT_A_TUPLE, _gradient_checks, _is_node_class, _library_nodes, _watch_backward,
+)
 from .feedback import (
     _checker,
     _as_array,
@@ -84,17 +89,6 @@ _GRAD_SHAPE_HINTS = [
 ]
 
 
-def _backward_is_stub(node_class: type, inputs: tuple, grad_outputs: tuple,
-                      targets: tuple[int, ...]) -> bool:
-    """Whether the class's backward still returns the ``...`` placeholder."""
-    try:
-        node = node_class()
-        node.apply(inputs)
-        return node.backward(targets, tuple(Variable(g) for g in grad_outputs)) is ...
-    except Exception:  # learner code: a failure is reported by the real checks
-        return False
-
-
 @_checker(gpu=True)
 def ex13_linear(node_class: Any) -> Feedback:
     """LinearFunction: y = x W^T + b and its backward gx = gy W, gW = gy^T x, gb = sum gy."""
@@ -110,8 +104,9 @@ def ex13_linear(node_class: Any) -> Feedback:
             return y[0] if isinstance(y, tuple) else y
 
         result = _call(exercise, f, x, w, b, known=[_NOT_A_TUPLE])
-        if _backward_is_stub(node_class, (x, w, b), (gy,), (0, 1, 2)):
-            return _todo(exercise, 'the gradients in backward')
+        _watch_backward(exercise, node_class, (x, w, b), (gy,), (0, 1, 2),
+                        answer_nodes=_library_nodes(library_linear),
+                        building_blocks='F.matmul (transa/transb) and F.sum')
         _check_array(exercise, f'y {_where(device)}', result, x_h @ w_h.T + b_h,
                               'forward returns (x @ W.T + b,): W has shape (n_out, n_in).')
 
@@ -141,6 +136,10 @@ def ex13_linear(node_class: Any) -> Feedback:
                'negative and positive values' + _tried_where() + '.')
 
 
+_MIXED = (TypeError, 'mixed', 'The one-hot must be on the same device as x: make it with '
+          'xp = backend.get_array_module(...) (lesson 11), not np.')
+
+
 def _softmax_problem() -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(2)
     x = rng.normal(size=(4, 3)) * 2
@@ -168,8 +167,10 @@ def ex13_softmax_ce(node_class: Any) -> Feedback:
             return y[0] if isinstance(y, tuple) else y
 
         result = _call(exercise, loss_of, x, known=[_NOT_A_TUPLE])
-        if _backward_is_stub(node_class, (x, t), (device.send(np.array(g_loss)),), (0,)):
-            return _todo(exercise, 'the gradient in backward')
+        _watch_backward(exercise, node_class, (x, t), (device.send(np.array(g_loss)),), (0,),
+                        answer_nodes=_library_nodes(library_losses),
+                        building_blocks='F.softmax, a one-hot made with xp, and arithmetic on '
+                        'Variables', known=[_MIXED])
         _check_array(exercise, f'loss {_where(device)}', result,
                               -np.log(p_h[np.arange(n), t_h]).mean(),
                               'loss = the mean over the batch of -log p[i, t[i]], with p = '
@@ -188,9 +189,7 @@ def ex13_softmax_ce(node_class: Any) -> Feedback:
             loss.backward()
             return xv.grad
 
-        got = _call(exercise, gx_of, known=[
-            (TypeError, 'mixed', 'The one-hot must be on the same device as x: make it with '
-             'xp = backend.get_array_module(...) (lesson 11), not np.')])
+        got = _call(exercise, gx_of, known=[_MIXED])
         _check_array(
             exercise, f'gx {_where(device)}', got, want_gx,
             'gx = (softmax(x) - onehot(t)) / N, times the incoming gradient gy.',
