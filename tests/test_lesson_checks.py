@@ -91,6 +91,12 @@ def _neuron_forward(**changes):
     return values
 
 
+def _chain(**changes):
+    values = {k: HAND[k] for k in checks.CHAIN}
+    values.update(changes)
+    return values
+
+
 def _neuron_grads(**changes):
     values = {k: HAND[k] for k in ('w0', 'x0', 'w1', 'x1', 'w2')}
     values.update(changes)
@@ -443,11 +449,19 @@ CASES = [
         (lambda: _neuron_forward(z=P['w0'] * P['x0'] + P['w1'] * P['x1']), ['bias w2']),
         (lambda: _neuron_forward(e=math.exp(HAND['z'])), ['minus sign']),
         (lambda: _neuron_forward(f=HAND['d']), ['1/d'])]),
-    ('ex02_dz', lambda: HAND['g_z'], [
-        (lambda: -HAND['g_z'], ['flips the sign']),
-        (lambda: HAND['f'], ['the value']),
-        (lambda: HAND['g_d'], ['keep multiplying']),
-        (lambda: 1 / HAND['d'] ** 2, ['exp(u) = e'])]),
+    ('ex02_dz', _chain, [
+        # two sign slips that cancel in g_z: blamed where the first happened
+        (lambda: _chain(g_d=-HAND['g_d'], g_e=-HAND['g_e'], g_u=-HAND['g_u'],
+                        g_z=-HAND['g_z'] * -1), ['Sign', 'negative']),
+        (lambda: _chain(g_z=-HAND['g_z']), ['flips the sign']),
+        (lambda: _chain(g_d=-1 / HAND['d'], g_e=-1 / HAND['d'], g_u=-HAND['e'] / HAND['d'],
+                        g_z=HAND['e'] / HAND['d']), ['square d']),
+        (lambda: _chain(g_u=HAND['g_e'], g_z=-HAND['g_e']), ['exp(u) = e']),
+        (lambda: _chain(g_u=HAND['g_e'] * HAND['u'], g_z=-HAND['g_e'] * HAND['u']),
+         ['not u']),
+        (lambda: _chain(g_z=-HAND['g_d']), ['Wrong variable', 'g_u']),
+        (lambda: _chain(g_u=HAND['e'], g_z=-HAND['e']), ['from above', 'g_e']),
+        (lambda: HAND['g_z'], ['all four'])]),
     ('ex02_input_grads', _neuron_grads, [
         (lambda: _neuron_grads(w0=P['w0'] * HAND['g_z'], x0=P['x0'] * HAND['g_z'],
                                w1=P['w1'] * HAND['g_z'], x1=P['x1'] * HAND['g_z']),
@@ -457,12 +471,15 @@ CASES = [
         (lambda: _neuron_grads(w2=HAND['g_z'] / 3), ['does not split']),
         (lambda: _neuron_grads(w0=HAND['g_z'], x0=HAND['g_z'], w1=HAND['g_z'],
                                x1=HAND['g_z']), ['scales it'])]),
-    ('ex02_gates', lambda: {'x': 2, 'y': 8, 'z': 0}, [
-        (lambda: {'x': 2, 'y': 2, 'z': 0}, ['fan-out']),
-        (lambda: {'x': 2, 'y': 6, 'z': 0}, ['fan-out']),
-        (lambda: {'x': 2, 'y': 8, 'z': 6}, ['routes']),
-        (lambda: {'x': 2, 'y': 5, 'z': 3}, ['routes']),
-        (lambda: {'x': 6, 'y': 8, 'z': 0}, ['swaps'])]),
+    ('ex02_gates', lambda: [{'x': 2, 'y': 8, 'z': 0}, {'x': 3, 'y': 3, 'z': -1}], [
+        (lambda: [{'x': 2, 'y': 2, 'z': 0}, {'x': 3, 'y': 3, 'z': -1}], ['fan-out']),
+        (lambda: [{'x': 2, 'y': 6, 'z': 0}, {'x': 3, 'y': 0, 'z': -1}], ['fan-out']),
+        (lambda: [{'x': 2, 'y': 8, 'z': 6}, {'x': 3, 'y': 3, 'z': -1}], ['routes']),
+        (lambda: [{'x': 2, 'y': 5, 'z': 3}, {'x': 3, 'y': 2.5, 'z': -0.5}], ['not split']),
+        (lambda: [{'x': 6, 'y': 8, 'z': 0}, {'x': 3, 'y': 3, 'z': -1}], ['swaps']),
+        # max routes to its first argument: right at the first point, not at the second
+        (lambda: [{'x': 2, 'y': 8, 'z': 0}, {'x': 3, 'y': 2, 'z': 0}], ['LARGER input']),
+        (lambda: {'x': 2, 'y': 8, 'z': 0}, ['gate_grads_b'])]),
     ('ex02_view_predictions', _predicted_view, [
         (lambda: _predicted_view('wrong'), ['multiply swaps', 'fresh score']),
         (lambda: _predicted_view('skipped'), ['Guess every step', 'fresh score']),
@@ -844,7 +861,7 @@ def test_feedback_reports_shape_and_type_errors():
     assert 'shape (2,)' in checks.ex01_cubic(np.zeros(2)).message
     assert 'got str' in checks.ex01_cubic('eight').message
     assert 'is None' in checks.ex03_h_grad(None).message
-    assert 'exactly the keys' in checks.ex02_gates({'x': 1}).message
+    assert 'exactly the keys' in checks.ex02_gates([{'x': 1}, {}]).message
 
 
 def test_learner_exceptions_become_feedback():

@@ -34,6 +34,7 @@ from .derivatives import ex01_accumulate, ex01_cubic, ex01_central_difference
 from .chain_rule import (
     neuron_by_hand, ex02_forward, ex02_dz, ex02_input_grads, ex02_view_predictions,
     gates_by_hand, ex02_gates, NEURON, NEURON_STEPS, GATES,
+    GATES_B, CHAIN,
 )
 from .retain_grad import ex03_released, ex03_h_grad
 from .non_scalar import ex04_sum_sin, ex04_weighted
@@ -60,9 +61,11 @@ STRICT = GRADING
 
 __all__ = [  # what the notebooks use: the checkers and the constants they build on
     'ALL',
+    'CHAIN',
     'COUNT',
     'FLOAT16_CANDIDATES',
     'GATES',
+    'GATES_B',
     'GENERIC_LINES',
     'GRADING',
     'LEARNING_RATES',

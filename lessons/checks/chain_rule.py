@@ -6,11 +6,14 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 
 
 from .feedback import (
+    _as_array,
+    _check_named,
     _checker,
-    _compare,
     _compare_named,
     _ok,
     _todo,
@@ -66,21 +69,82 @@ def ex02_forward(values: Any) -> Feedback:
                   ({'f': hand['d']}, 'f is 1/d: the last step divides 1 by d.')])
 
 
-@_checker
-def ex02_dz(g_z: Any) -> Feedback:
-    """df/dz of the neuron, from the chain of local derivatives."""
+#: The gradients of exercise 2.2, in the order backward computes them.
+CHAIN = ('g_d', 'g_e', 'g_u', 'g_z')
+
+
+def _chain_steps(hand: Mapping[str, float]) -> dict[str, tuple[str, float]]:
+    """Each gradient of the chain: the one it is built from and the local derivative."""
+    return {'g_e': ('g_d', 1.0), 'g_u': ('g_e', hand['e']), 'g_z': ('g_u', -1.0)}
+
+
+def _first_link(got: Mapping[str, float], hand: Mapping[str, float], close: Any) -> None:
+    """Stops the check at a wrong g_d (the first link, from f = 1/d), naming the slip."""
+    d = hand['d']
+    slips = [(1 / d**2, 'Sign: f = 1/d falls as d grows, so df/dd = -1/d**2 is negative.'),
+             (-1 / d, 'The derivative of 1/d = d**-1 is -1 * d**-2: square d.'),
+             (1 / d, 'That is f itself; the derivative of 1/d is -1/d**2.'),
+             (-1 / hand['e']**2, 'Wrong variable: f = 1/d, so use d, not e.')]
+    for value, hint in slips:
+        if close(got['g_d'], value):
+            _wrong('ex02_dz', 'g_d is not right.', hint)
+    _wrong('ex02_dz', 'g_d is not right.', 'g_d = df/dd, with f = 1/d: the power rule with '
+           'exponent -1.')
+
+
+@_checker(answer=lambda: ', '.join(f'{k} = {neuron_by_hand()[k]:.6g}' for k in CHAIN))
+def ex02_dz(grads: Any) -> Feedback:
+    """The chain g_d, g_e, g_u, g_z of the neuron, each from the one before.
+
+    Every link is judged on its own, from the student's previous value (an early slip is
+    blamed where it happened, and two slips that cancel in g_z do not pass).
+    """
+    exercise = 'ex02_dz'
     hand = neuron_by_hand()
-    return _compare(
-        'ex02_dz', 'g_z', g_z, hand['g_z'],
-        'Multiply the local derivatives from f down to z: (-1/d**2) * 1 * e * (-1).',
-        rtol=1e-3, atol=1e-6, mistakes=[
-            (-hand['g_z'], 'The negation u = -z has local derivative -1: it flips the sign '
-             'once more.'),
-            (hand['f'], 'That is f, the value; the question asks how fast f changes with z.'),
-            (hand['g_d'], 'That is df/dd only; keep multiplying by dd/de = 1, de/du = e and '
-             'du/dz = -1.'),
-            (1 / hand['d']**2, 'The local derivative of exp(u) is exp(u) = e: multiply by '
-             'it.')])
+    keys = ', '.join(repr(k) for k in CHAIN)
+    if grads is ...:
+        _todo(exercise, 'your g_d, g_e, g_u and g_z')
+    if not isinstance(grads, Mapping) or set(map(str, grads)) != set(CHAIN):
+        _wrong(exercise, f'give a dict with exactly the keys {keys}.',
+               "Pass all four: {'g_d': g_d, 'g_e': g_e, 'g_u': g_u, 'g_z': g_z}.")
+    got: dict[str, float] = {}
+    for key, value in grads.items():
+        if value is ...:
+            _todo(exercise, f'a value for {key!r} (and every other ...)')
+        number = _as_array(value)
+        if number is None or number.size != 1:
+            _wrong(exercise, f'{key!r} should be one number, got {value!r}.',
+                   'Each g_ is one number (a float).')
+        got[str(key)] = float(number.reshape(()))
+
+    def close(a: float, b: float) -> bool:
+        # rtol 1e-4: values typed from a printout with 5 significant digits pass; the
+        # nearest slip is a factor e = 0.61 or a sign away
+        return bool(np.isclose(a, b, rtol=1e-4, atol=1e-9))
+
+    if not close(got['g_d'], hand['g_d']):
+        _first_link(got, hand, close)
+    for key, (above, local) in _chain_steps(hand).items():
+        if close(got[key], got[above] * local):
+            continue
+        slips = [(got[above], {1.0: '', -1.0: 'The negation u = -z has local derivative -1: '
+                               'it flips the sign.'}.get(local, 'The local derivative of '
+                               'exp(u) is exp(u) = e: multiply by it.')),
+                 (-got[above] * local, 'Sign: multiply by the local derivative as it is; '
+                  'only the negation step flips the sign.'),
+                 (got[above] * hand['u'], 'The local derivative of exp(u) is exp(u) = e, '
+                  'not u.'),
+                 (local, f'Multiply the local derivative by the gradient from above, '
+                  f'{above}.')]
+        slips += [(got[other] * local, f'Wrong variable: {key} is built from the gradient '
+                   f'just above it, {above}, not {other}.')
+                  for other in CHAIN[:CHAIN.index(above)]]
+        for value, hint in slips:
+            if hint and close(got[key], value):
+                _wrong(exercise, f'{key} is not right.', hint)
+        _wrong(exercise, f'{key} is not right.', f'{key} = {above} times the local '
+               'derivative of the step between them (table above).')
+    return _ok(exercise, 'all right: every link of the chain from f down to z.')
 
 
 @_checker
@@ -164,15 +228,19 @@ def ex02_view_predictions(view: Any) -> Feedback:
     return _ok(exercise, f'{score}: you predicted every step of the backward pass.')
 
 
-#: The gate-pattern graph of lesson 2: f = (x + y) * max(y, z) at these inputs.
+#: The gate-pattern graph of lesson 2, f = (x + y) * max(y, z), at two points: at the
+#: first max's larger input is y (its first argument), at the second z, so that "max
+#: routes to its first argument", "no fan-out" and "max splits" each give a number of
+#: their own at one point at least.
 GATES = {'x': 4.0, 'y': 2.0, 'z': -1.0}
+GATES_B = {'x': 1.0, 'y': -2.0, 'z': 3.0}
 
 
 def gates_by_hand(inputs: Mapping[str, float] = GATES) -> dict[str, float]:
     """Gradients of f = (x + y) * max(y, z) by the four gate patterns.
 
-    >>> gates_by_hand()
-    {'x': 2.0, 'y': 8.0, 'z': 0.0}
+    >>> gates_by_hand(), gates_by_hand(GATES_B)
+    ({'x': 2.0, 'y': 8.0, 'z': 0.0}, {'x': 3.0, 'y': 3.0, 'z': -1.0})
     """
     x, y, z = inputs['x'], inputs['y'], inputs['z']
     s, m = x + y, max(y, z)
@@ -181,22 +249,42 @@ def gates_by_hand(inputs: Mapping[str, float] = GATES) -> dict[str, float]:
     return {'x': g_s, 'y': g_s + g_y_max, 'z': g_z}     # add distributes; fan-out adds
 
 
-@_checker
+def _gate_slips(p: Mapping[str, float]) -> list[tuple[dict[str, float], str]]:
+    """The usual slips at one point, as the gradients they give."""
+    s, m = p['x'] + p['y'], max(p['y'], p['z'])
+    y_wins = p['y'] > p['z']
+    return [
+        ({'y': s if y_wins else 0.0}, 'y is used twice (fan-out): add its gradient through '
+         'x + y to the one through max.'),
+        ({'y': m}, 'y is used twice (fan-out): add its gradient through max to the one '
+         'through x + y.'),
+        ({'y': m + s, 'z': 0.0}, 'max routes the gradient to its LARGER input, whichever '
+         'argument that is, not to the first one.'),
+        ({'y': m + s / 2, 'z': s / 2}, 'max does not split: the whole gradient goes to the '
+         'larger input, the other gets 0.'),
+        ({'z': s} if y_wins else {'y': m + s}, 'max routes the whole gradient to the larger '
+         'input only; the other gets 0.'),
+        ({'x': s}, 'A multiply swaps: the gradient of (x + y) is max(y, z), the other '
+         'factor.'),
+    ]
+
+
+@_checker(answer=lambda: f'{gates_by_hand(GATES)}, then {gates_by_hand(GATES_B)}')
 def ex02_gates(grads: Any) -> Feedback:
-    """Gradients {'x', 'y', 'z'} of f = (x + y) * max(y, z) at x = 4, y = 2, z = -1."""
-    want = gates_by_hand()
-    s, m = GATES['x'] + GATES['y'], max(GATES['y'], GATES['z'])
-    return _compare_named(
-        'ex02_gates', grads, want,
-        'Work from f down: multiply swaps, add distributes, max routes, and a variable used '
-        'twice adds its gradients.',
-        mistakes=[({'y': m}, 'y is used twice (fan-out): add its gradient through max, '
-                   f'{s:g}, to the one through x + y.'),
-                  ({'y': s}, 'y is used twice (fan-out): add its gradient through x + y, '
-                   f'{m:g}, to the one through max.'),
-                  ({'z': s}, 'max routes the whole gradient to the larger input only; the '
-                   'other gets 0.'),
-                  ({'z': s / 2}, 'max routes the whole gradient to the larger input only; the '
-                   'other gets 0.'),
-                  ({'x': s}, 'A multiply swaps: the gradient of (x + y) is max(y, z), the '
-                   'other factor.')])
+    """Gradients {'x', 'y', 'z'} of f = (x + y) * max(y, z), at GATES and at GATES_B."""
+    exercise = 'ex02_gates'
+    if grads is ...:
+        _todo(exercise, 'your two dicts, [gate_grads, gate_grads_b]')
+    if isinstance(grads, Mapping) or not isinstance(grads, (list, tuple)) or len(grads) != 2:
+        _wrong(exercise, 'give the gradients at both points, as a list of two dicts.',
+               'checks.ex02_gates([gate_grads, gate_grads_b]): the first at x = 4, y = 2, '
+               'z = -1, the second at x = 1, y = -2, z = 3.')
+    hint = ('Work from f down: multiply swaps, add distributes, max routes, and a variable '
+            'used twice adds its gradients.')
+    for point, answer in zip((GATES, GATES_B), grads):
+        where = ', '.join(f'{k} = {v:g}' for k, v in point.items())
+        # rtol 1e-6: the gradients are small integers, exact in float64
+        _check_named(exercise, answer, gates_by_hand(point), hint, where=where,
+                     mistakes=_gate_slips(point), rtol=1e-6, atol=1e-9)
+    return _ok(exercise, 'right at both points: max sent the gradient to y at the first, to '
+               'z at the second.')

@@ -230,33 +230,48 @@ def _compare_named(exercise: str, answer: Any, expected: Mapping[str, float], hi
 
     A mistake is a dict of some of the keys: it matches when all of those values do.
     """
+    got = _check_named(exercise, answer, expected, hint, mistakes=mistakes, rtol=rtol,
+                       atol=atol)
+    return _ok(exercise, 'all right: ' + ', '.join(f'{k} = {got[k]:.6g}' for k in expected))
+
+
+def _check_named(exercise: str, answer: Any, expected: Mapping[str, float], hint: str, *,
+                 mistakes: Iterable[tuple[Mapping[str, float], str]] = (),
+                 rtol: float = 1e-3, atol: float = 1e-6, where: str = '') -> dict[str, float]:
+    """The answer's numbers by key if all are right; else stops the check (a mistake's hint
+    when one matches).  ``where`` names the point the values belong to, if there are
+    several."""
     keys = ', '.join(repr(k) for k in expected)
-    _remember(exercise, ', '.join(f'{k} = {v:.6g}' for k, v in expected.items()))
+    at = f' (at {where})' if where else ''
+    _remember(exercise, ', '.join(f'{k} = {v:.6g}' for k, v in expected.items()) + at)
     if answer is ...:
-        return _todo(exercise, f'a dict with the keys {keys}')
+        _todo(exercise, f'a dict with the keys {keys}')
     if not isinstance(answer, Mapping) or {str(k) for k in answer} != set(expected):
-        return _wrong(exercise, f'give a dict with exactly the keys {keys}.',
-                      'One entry per name, e.g. {' + f'{next(iter(expected))!r}: 1.0, ...' + '}.')
+        _wrong(exercise, f'give a dict with exactly the keys {keys}{at}.',
+               'One entry per name, e.g. {' + f'{next(iter(expected))!r}: 1.0, ...' + '}.')
     got: dict[str, float] = {}
     for key, value in answer.items():
         if value is ...:
-            return _todo(exercise, f'a value for {key!r} (and every other ...)')
+            _todo(exercise, f'a value for {key!r} (and every other ...){at}')
         number = _as_array(value)
         if number is None or number.size != 1:
-            return _wrong(exercise, f'{key!r} should be one number, got {value!r}.', hint)
+            _wrong(exercise, f'{key!r} should be one number, got {value!r}.', hint)
         got[str(key)] = float(number.reshape(()))
 
-    def close(key: str, want: float) -> bool:
-        return bool(np.isclose(got[key], want, rtol=rtol, atol=atol))
+    def close(key: str, value: float) -> bool:
+        return bool(np.isclose(got[key], value, rtol=rtol, atol=atol))
 
-    if all(close(k, v) for k, v in expected.items()):
-        return _ok(exercise, 'all right: ' + ', '.join(f'{k} = {got[k]:.6g}' for k in expected))
+    want = {str(k): v for k, v in expected.items()}
+    if all(close(k, v) for k, v in want.items()):
+        return got
     for partial, mistake_hint in mistakes:
+        if all(close(str(k), want[str(k)]) for k in partial):
+            continue  # this slip gives the right numbers here: it says nothing
         if all(close(str(k), v) for k, v in partial.items()):
-            bad = [k for k in expected if not close(k, expected[k])]
-            return _wrong(exercise, f'not right: {", ".join(bad)}.', mistake_hint)
-    bad = [f'{k} = {got[k]:.5g}' for k, v in expected.items() if not close(k, v)]
-    return _wrong(exercise, 'not right: ' + '; '.join(bad) + '.', hint)
+            bad = [k for k, v in want.items() if not close(k, v)]
+            _wrong(exercise, f'not right{at}: {", ".join(bad)}.', mistake_hint)
+    bad = [f'{k} = {got[k]:.5g}' for k, v in want.items() if not close(k, v)]
+    return _wrong(exercise, f'not right{at}: ' + '; '.join(bad) + '.', hint)
 
 
 def _index(i: Iterable[int]) -> str:
