@@ -35,40 +35,51 @@ from .feedback import (
 LINEAR_SHAPES = {'N': 4, 'n_in': 3, 'n_out': 2}
 
 
-@_checker
+def _linear_shapes() -> dict[str, tuple[int, ...]]:
+    n, n_in, n_out = LINEAR_SHAPES['N'], LINEAR_SHAPES['n_in'], LINEAR_SHAPES['n_out']
+    return {'gx': (n, n_in), 'gW': (n_out, n_in), 'gb': (n_out,)}
+
+
+def _shape_slip(name: str, got: tuple[int, ...], want: tuple[int, ...]) -> str:
+    """What a wrong shape says about the mistake, without saying the right shape."""
+    n, n_out = LINEAR_SHAPES['N'], LINEAR_SHAPES['n_out']
+    of = {'gx': 'x', 'gW': 'W', 'gb': 'b'}[name]
+    if got == want[::-1]:
+        return f'{name} is transposed: it has the shape of {of} itself, read off the forward.'
+    if got == (n, n_out):
+        if name == 'gb':
+            return ('b is one vector shared by every row of the batch: its gradient has the '
+                    "shape of b, not gy's.")
+        return f"That is the shape of gy; {name} has the shape of {of}."
+    if len(got) != len(want):
+        return f'{of} has {len(want)} axis(es): so has {name}.'
+    return f'A gradient always has the shape of its variable: {name} has the shape of {of}.'
+
+
+@_checker(answer=lambda: str(_linear_shapes()))
 def ex13_shapes(shapes: Any) -> Feedback:
     """Predicted shapes of gx, gW, gb for y = x W^T + b, x (4, 3), W (2, 3), b (2,)."""
     exercise = 'ex13_shapes'
-    n, n_in, n_out = LINEAR_SHAPES['N'], LINEAR_SHAPES['n_in'], LINEAR_SHAPES['n_out']
-    want = {'gx': (n, n_in), 'gW': (n_out, n_in), 'gb': (n_out,)}
+    want = _linear_shapes()
     if shapes is ...:
-        return _todo(exercise, "a dict {'gx': (..), 'gW': (..), 'gb': (..)}")
+        _todo(exercise, "a dict {'gx': (..), 'gW': (..), 'gb': (..)}")
     if not isinstance(shapes, Mapping) or set(shapes) != set(want):
-        return _wrong(exercise, "give a dict with the keys 'gx', 'gW' and 'gb'.",
-                      'One shape (a tuple) per gradient.')
+        _wrong(exercise, "give a dict with the keys 'gx', 'gW' and 'gb'.",
+               'One shape (a tuple) per gradient.')
     if any(v is ... for v in shapes.values()):
-        return _todo(exercise, 'every shape')
+        _todo(exercise, 'every shape')
     try:
         got = {k: tuple(int(d) for d in (v if isinstance(v, Iterable) else (v,)))
                for k, v in shapes.items()}
     except (TypeError, ValueError):
-        return _wrong(exercise, 'each shape should be a tuple of numbers, like (4, 3).',
-                      'Write shapes as tuples: (n_out,) for a vector.')
+        _wrong(exercise, 'each shape should be a tuple of numbers, like (5, 7).',
+               'Write shapes as tuples: (k,) for a vector.')
     if got == want:
         return _ok(exercise, 'right: every gradient has the shape of what it is the gradient '
                    'of.')
-    if got['gW'] == (n_in, n_out):
-        hint = ('W has shape (n_out, n_in) = (2, 3), and a gradient has the shape of its '
-                'variable: gW = gy^T x is (2, 4) @ (4, 3).')
-    elif got['gb'] == (n, n_out):
-        hint = ('b is one vector shared by every row of the batch: its gradient sums the rows '
-                'of gy, shape (n_out,).')
-    elif got['gx'] == (n, n_out):
-        hint = 'That is the shape of gy; gx has the shape of x, (N, n_in).'
-    else:
-        hint = 'A gradient always has the shape of its variable.'
-    bad = [f'{k}: got {got[k]}, expected {v}' for k, v in want.items() if got[k] != v]
-    return _wrong(exercise, '; '.join(bad) + '.', hint)
+    bad = [k for k in want if got[k] != want[k]]
+    return _wrong(exercise, 'not right: ' + ', '.join(f'{k} = {got[k]}' for k in bad) + '.',
+                  ' '.join(_shape_slip(k, got[k], want[k]) for k in bad))
 
 
 def _linear_problem() -> tuple[np.ndarray, ...]:
@@ -82,10 +93,12 @@ def _linear_problem() -> tuple[np.ndarray, ...]:
 
 
 _GRAD_SHAPE_HINTS = [
-    (ValueError, 'input 0 has shape', 'gx has the shape of x, (N, n_in): gx = gy W.'),
-    (ValueError, 'input 1 has shape', 'gW has the shape of W, (n_out, n_in): gW = gy^T x.'),
-    (ValueError, 'input 2 has shape', 'gb has the shape of b, (n_out,): sum gy over the '
-     'batch axis, F.sum(gy, axis=0).'),
+    (ValueError, 'input 0 has shape', 'gx must have the shape of x, (N, n_in): which product '
+     'of gy and W has that shape?'),
+    (ValueError, 'input 1 has shape', 'gW must have the shape of W, (n_out, n_in): which '
+     'product of gy and x, transposed how, has that shape?'),
+    (ValueError, 'input 2 has shape', 'gb must have the shape of b, (n_out,), but gy has a row '
+     'per example: each row adds its own share to b, so add the rows up.'),
 ]
 
 
@@ -126,8 +139,12 @@ def ex13_linear(node_class: Any) -> Feedback:
         }
         for name, value in want.items():
             _check_array(exercise, f'{name} {_where(device)}', got[name], value,
-                                  {'gx': 'gx = gy W', 'gW': 'gW = gy^T x',
-                                   'gb': 'gb = sum of gy over the batch axis'}[name] + '.',
+                                  {'gx': 'gx: gy times the derivative of x W^T with '
+                                   'respect to x; mind which side W goes on',
+                                   'gW': 'gW: gy and x, combined so that the shape is that '
+                                   'of W',
+                                   'gb': 'gb: what every row of gy contributes to b'}[name]
+                                  + '.',
                                   mistakes=mistakes[name])
         _gradient_checks(exercise, f, (x, w, b), gy, None,
                                   'Build each gradient from the grad_outputs Variable gy and '
@@ -212,11 +229,11 @@ def ex13_count(counts: Any) -> Feedback:
     """Predicted multiply-adds for dL/dx through D m-by-m layers: reverse and forward mode."""
     m, depth = COUNT['m'], COUNT['D']
     reverse = depth * m * m               # D vector-matrix products, from the 1 x m row
-    forward = depth * m * m * m + m * m   # m directions, each pushed through D layers
+    forward = depth * m * m * m + m * m   # m directions through D layers, then c^T times it
     return _compare_named(
         'ex13_count', counts, {'reverse': reverse, 'forward': forward},
-        'Reverse mode: one row vector pushed back through D matrices (m*m each). Forward '
-        'mode: one pass per input direction, m of them.',
+        'Count each product with p*q*r for (p x q) @ (q x r), and add up every product each '
+        'order makes.',
         mistakes=[({'reverse': forward, 'forward': reverse}, 'It is the other way round: '
                    'reverse mode starts from the single output, forward mode from each of '
                    'the m inputs.'),
@@ -224,5 +241,14 @@ def ex13_count(counts: Any) -> Feedback:
                    'ONE input direction; the gradient needs m of them.'),
                   ({'reverse': depth * m**3}, 'Reverse mode starts from the 1 x m row dL/dh: '
                    'every product is a vector times a matrix, m*m multiply-adds, never a '
-                   'matrix times a matrix.')],
-        rtol=0.01, atol=0)
+                   'matrix times a matrix.'),
+                  ({'forward': depth * m**3}, 'A term is missing: after the D matrix '
+                   'products, forward mode still multiplies c^T by the result.'),
+                  ({'forward': depth * m**3 + m}, 'c^T (1 x m) times an m x m matrix costs '
+                   '1*m*m multiply-adds, not m.'),
+                  ({'reverse': (depth - 1) * m * m}, 'One vector-matrix product per layer: '
+                   'D of them, the first one included.'),
+                  ({'reverse': depth * m * m + m}, 'The row c^T is where reverse mode '
+                   'starts: it costs nothing by itself.')],
+        # counts are integers: exact (float64 holds these exactly)
+        rtol=0, atol=0)

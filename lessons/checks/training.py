@@ -34,7 +34,13 @@ def ex09_param_count(count: Any) -> Feedback:
                               (64 * 32 + 64 + 32 * 10 + 32, 'A bias belongs to each output '
                                'of a layer, not to each input.'),
                               (64 * 32 * 10, 'Layers do not multiply: add up the count of '
-                               'each Linear.')])
+                               'each Linear.'),
+                              (64 * 32 + 32 + 32 * 10, 'A term is missing: Linear(32, 10) has '
+                               'biases too.'),
+                              (64 * 32 + 32 * 10 + 10, 'A term is missing: Linear(64, 32) has '
+                               'biases too.')],
+                    # a count is an integer: exact
+                    rtol=0, atol=0, todo='the number of scalars you count')
 
 
 def _small_problem() -> tuple[chainer.Chain, np.ndarray, np.ndarray]:
