@@ -174,16 +174,26 @@ def _tanh_derivatives(how='right'):
     return [g1, g2, g3]
 
 
-def _newton(step) -> float:
+def _newton(step, by_hand=False, restart=False):
+    """newton(x0) as a student writes it, with the step ``step(x, f, d1, d2)``."""
     def f(x):
         return x**4 - 3 * x**2 + x
-    position = 2.0
-    for _ in range(10):
-        x = Variable(np.array(position))
-        d1, = chainer.grad([f(x)], [x], enable_double_backprop=True)
-        d2, = chainer.grad([d1], [x])
-        position = step(position, float(f(x).array), float(d1.array), float(d2.array))
-    return position
+
+    def newton(x0):
+        position, iterates = x0, []
+        for _ in range(10):
+            if by_hand:  # derivatives written out, not from the engine
+                d1, d2 = 4 * position**3 - 6 * position + 1, 12 * position**2 - 6
+                value = f(position)
+            else:
+                x = Variable(np.array(position))
+                g1, = chainer.grad([f(x)], [x], enable_double_backprop=True)
+                g2, = chainer.grad([g1], [x])
+                value, d1, d2 = float(f(x).array), float(g1.array), float(g2.array)
+            iterates.append(step(position, value, d1, d2))
+            position = x0 if restart else iterates[-1]
+        return iterates
+    return newton
 
 
 def _hvp(v=(1.0, 0.0)) -> Variable:
@@ -536,9 +546,15 @@ CASES = [
         (lambda: _hvp((0.0, 1.0)), ['v = [1, 0]']),
         (lambda: np.array([[4.0, 2.0], [2.0, 12.0]]), ['whole Hessian'])]),
     ('ex06_newton', lambda: _newton(lambda x, f, d1, d2: x - d1 / d2), [
-        (lambda: _newton(lambda x, f, d1, d2: x - f / d1), ["f'/f''"]),
-        (lambda: 1.5, ['one step']),
-        (lambda: _newton(lambda x, f, d1, d2: x + d1 / d2), ['wrong way'])]),
+        (lambda: _newton(lambda x, f, d1, d2: x - f / d1), ['root of f itself']),
+        (lambda: lambda x0: [1.5], ['10 steps']),
+        (lambda: _newton(lambda x, f, d1, d2: x + d1 / d2), ['uphill']),
+        (lambda: _newton(lambda x, f, d1, d2: x - d2 / d1), ['upside down']),
+        (lambda: lambda x0: [x0 - (4 * x0**3 - 6 * x0 + 1)] * 10, ['gradient-descent']),
+        (lambda: _newton(lambda x, f, d1, d2: x - d1 / d2, restart=True), ['previous one']),
+        (lambda: _newton(lambda x, f, d1, d2: x - d1 / d2, by_hand=True), ['chainer.grad']),
+        (lambda: lambda x0: [x0, *_newton(lambda x, f, d1, d2: x - d1 / d2)(x0)],
+         ['not the start'])]),
     ('ex07_predict', lambda: {'x': None, 'a': 3.0}, [
         (lambda: {'x': 1.5, 'a': 3.0}, ['unchain']),
         (lambda: {'x': None, 'a': 1.5}, ['fan-out']),

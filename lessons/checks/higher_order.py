@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from autograd_lab import events
 
 from .feedback import (
+    _call,
+    _check_array,
     _checker,
     _as_array,
     _compare,
@@ -84,24 +88,82 @@ def ex06_hvp(hv: Any) -> Feedback:
                                'product with v.')])
 
 
-@_checker
-def ex06_newton(x_final: Any) -> Feedback:
-    """Newton's method for the minimum of f(x) = x**4 - 3x**2 + x from x = 2."""
-    # f'(x) = 4x^3 - 6x + 1; the stationary point Newton reaches from 2 is the largest root.
-    roots = np.roots([4.0, 0.0, -6.0, 1.0]).real
-    root_of_f = np.roots([1.0, 0.0, -3.0, 1.0, 0.0]).real
-    return _compare('ex06_newton', 'x', x_final, roots.max(),
-                    "The minimisation step is x - f'(x) / f''(x); repeat it 10 times.",
-                    mistakes=[(root_of_f.max(), "That is a root of f itself (x - f/f'); "
-                               "a minimum needs f'/f''."),
-                              (1.5, "That is after one step; run the step 10 times, each "
-                               "from the previous position."),
-                              (_newton_ascent(), "The step subtracts f'/f''; adding it "
-                               'walks the wrong way.')], rtol=1e-3, atol=1e-4)
+def _quartic(x: float) -> tuple[float, float, float]:
+    """f(x) = x**4 - 3x**2 + x and its first two derivatives."""
+    return x**4 - 3 * x**2 + x, 4 * x**3 - 6 * x + 1, 12 * x**2 - 6
 
 
-def _newton_ascent() -> float:
-    x = 2.0
-    for _ in range(10):
-        x += (4 * x**3 - 6 * x + 1) / (12 * x**2 - 6)
-    return x
+def _iterate(step: Callable[[float], float], x0: float, steps: int = 10) -> list[float]:
+    out, x = [], x0
+    for _ in range(steps):
+        x = step(x)
+        out.append(x)
+    return out
+
+
+def _newton_slips() -> list[tuple[Callable[[float], float], str]]:
+    """The usual wrong steps, as functions of the position."""
+    def d(x: float, i: int) -> float:
+        return _quartic(x)[i]
+    return [
+        (lambda x: x + d(x, 1) / d(x, 2), "Sign: the step subtracts f'/f''; adding it walks "
+         'uphill.'),
+        (lambda x: x - d(x, 0) / d(x, 1), "That step (f/f') looks for a root of f itself; a "
+         "minimum is a root of f', so divide f' by f''."),
+        (lambda x: x - d(x, 2) / d(x, 1), "The ratio is upside down: f' over f''."),
+        (lambda x: x - d(x, 1), "That is a gradient-descent step; Newton divides f' by the "
+         "curvature f''."),
+    ]
+
+
+#: Where the student's Newton iteration is started: from 2 it reaches the local minimum
+#: near 1.13, from -2 the global one near -1.30.
+NEWTON_STARTS = (2.0, -2.0)
+
+
+@_checker(answer=lambda: 'x <- x - f\'(x) / f\'\'(x), ten times; from 2.0: '
+          + ', '.join(f'{v:.6g}' for v in _iterate(lambda x: x - _quartic(x)[1]
+                                                   / _quartic(x)[2], 2.0)))
+def ex06_newton(newton: Any) -> Feedback:
+    """newton(x0) returns the 10 Newton iterates for the minimum of f(x) = x**4 - 3x**2 + x,
+    with f' and f'' from the engine; tried from two starts, every iterate compared."""
+    exercise = 'ex06_newton'
+
+    def right(x: float) -> float:
+        return x - _quartic(x)[1] / _quartic(x)[2]
+
+    for x0 in NEWTON_STARTS:
+        with events.recording() as log:
+            iterates = _call(exercise, newton, x0)
+        got = _as_array(iterates)
+        if got is None or got.ndim != 1:
+            _wrong(exercise, f'newton({x0}) should return the list of positions, got '
+                   f'{type(iterates).__name__}.', 'Append the position after each step to a '
+                   'list and return the list.')
+        want = _iterate(right, x0)
+        if got.size == len(want) + 1 and np.isclose(got[0], x0):
+            _wrong(exercise, f'newton({x0}) has {got.size} positions.', 'List the position '
+                   'after each of the 10 steps, not the start.')
+        if got.size != len(want):
+            _wrong(exercise, f'newton({x0}) has {got.size} positions.', 'One position per '
+                   'step, 10 steps.')
+        # rtol 1e-6: f', f'' and the step in float32 agree to ~1e-7 relative; every listed
+        # slip is off by more than 1e-2 at the first step already, which is where a wrong
+        # rule shows (later steps of a wrong rule may diverge)
+        for step, hint in _newton_slips():
+            if not np.isclose(got[0], want[0], rtol=1e-6) and np.isclose(got[0], step(x0),
+                                                                          rtol=1e-6):
+                _wrong(exercise, f'newton({x0}): the first step is not right.', hint)
+        restarted = [right(x0)] * len(want)
+        _check_array(exercise, f'newton({x0})', got, want,
+                     "x <- x - f'(x) / f''(x), each step from the previous position.",
+                     mistakes=[(restarted, 'Each step starts from the position the previous '
+                                'one reached, not from the start again.')],
+                     rtol=1e-6, atol=1e-9, todo='the body of newton')
+        runs = sum(e.kind == 'backward_started' for e in log)
+        if runs < 2 * len(want):
+            _wrong(exercise, f'newton({x0}) ran {runs} backward pass(es) for {len(want)} '
+                   'steps.', "Take f' and f'' from the engine at every step: chainer.grad "
+                   'twice (the first with enable_double_backprop=True), not written by hand.')
+    return _ok(exercise, 'every iterate is right, from both starts; from 2 Newton settles at '
+               'the local minimum near 1.13, from -2 at the global one near -1.30.')
