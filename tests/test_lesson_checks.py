@@ -204,11 +204,27 @@ def _hvp(v=(1.0, 0.0)) -> Variable:
     return hv
 
 
-def _unscaled(scale, divide_by=None):
-    x = Variable(np.ones(3, dtype=np.float16))
-    loss = 1e-4 * F.sum(x * 1e-4)
-    loss.backward(loss_scale=scale)
-    return x.grad.astype(np.float32) / (divide_by if divide_by is not None else scale or 1)
+def _unscaled(how='right'):
+    """true_grad(scale) as a student writes it, right or with one slip."""
+    def true_grad(scale):
+        dtype = np.float32 if how == 'float32' else np.float16
+        x = Variable(np.ones(3, dtype=dtype))
+        loss = 1e-4 * F.sum(x * 1e-4)
+        if how == 'by-hand':  # the loss multiplied by the scale, not backward's loss_scale
+            (loss * scale).backward()
+        elif how == 'unscaled':
+            loss.backward()
+        else:
+            loss.backward(loss_scale=scale)
+        grad = x.grad.astype(np.float32)
+        if how == 'no-divide':
+            return grad
+        if how == 'twice':
+            return grad / scale / scale
+        if how == 'float16-divide':
+            return x.grad / np.float16(scale)
+        return grad / scale
+    return true_grad
 
 
 def _predict(how):
@@ -604,10 +620,14 @@ CASES = [
         (lambda: 65504 / 3, ['power of two']),
         (lambda: 2.0**16, ['already above']),
         (lambda: 2.0**13, ['larger one'])]),
-    ('ex10_unscaled', lambda: _unscaled(8192), [
-        (lambda: _unscaled(None), ['underflow']),
-        (lambda: _unscaled(8192, divide_by=1), ['divide by it']),
-        (lambda: _unscaled(8192, divide_by=8192.0**2), ['once'])]),
+    ('ex10_unscaled', _unscaled, [
+        (lambda: _unscaled('unscaled'), ['underflow']),
+        (lambda: _unscaled('no-divide'), ['divide by it']),
+        (lambda: _unscaled('twice'), ['once']),
+        (lambda: lambda scale: np.full(3, 1e-8, np.float32), ['float16 route']),
+        (lambda: _unscaled('float32'), ['float16 route']),
+        (lambda: _unscaled('by-hand'), ['loss_scale=scale']),
+        (lambda: _unscaled('float16-divide'), ['underflow'])]),
     ('ex10_zero_in_float16', lambda: {1e-9, 2e-8}, [
         (lambda: {1e-9, 2e-8, 4e-8}, ['nearest']),
         (lambda: {1e-9, 2e-8, 4e-8, 1e-6}, ['subnormal']),

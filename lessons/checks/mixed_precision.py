@@ -6,12 +6,15 @@ from typing import Any
 
 import numpy as np
 
+from autograd_lab import events
+
 
 from .feedback import (
+    _call,
+    _check_array,
     _checker,
     _as_array,
     _compare,
-    _fmt,
     _ok,
     _todo,
     _wrong,
@@ -56,27 +59,51 @@ def ex10_zero_in_float16(values: Any) -> Feedback:
     return _wrong(exercise, f'you said {sorted(got)}.', hint)
 
 
-@_checker
-def ex10_unscaled(grad: Any) -> Feedback:
-    """The true float16 gradient of loss = 1e-4 * sum(x * 1e-4) at x = ones(3), via scaling."""
+#: The loss scales exercise 10.2's function is tried with: at 1024 the scaled gradient,
+#: 1.02e-5, is a float16 subnormal; at 8192, 8.2e-5, a normal number.
+LOSS_SCALES = (8192, 1024)
+
+
+@_checker(answer=lambda: 'x = Variable(np.ones(3, dtype=np.float16)); loss = 1e-4 * '
+          'F.sum(x * 1e-4); loss.backward(loss_scale=scale); return '
+          'x.grad.astype(np.float32) / scale  (about 1e-8 each)')
+def ex10_unscaled(true_grad: Any) -> Feedback:
+    """true_grad(scale): the float16 gradient of loss = 1e-4 * sum(x * 1e-4) at x = ones(3),
+    by backward(loss_scale=scale), unscaled; tried at two scales, watched through events."""
+    exercise = 'ex10_unscaled'
     want = np.full(3, 1e-8)
-    hint = 'Backward with loss_scale=S, then divide x.grad (as float32) by S.'
-    if grad is ...:
-        return _todo('ex10_unscaled', 'the unscaled gradient')
-    got = _as_array(grad)
-    if got is not None and got.shape == (3,) and np.all(got == 0):
-        return _wrong('ex10_unscaled', 'the gradient is all zeros.',
-                      "1e-8 is below float16's smallest number: it underflowed. Scale the "
-                      'loss, and divide in float32 (in float16 the division underflows '
-                      'again).')
-    if got is not None and got.shape == (3,) and np.all(got > 1e-6):
-        return _wrong('ex10_unscaled', f'x.grad = {_fmt(got)} is still scaled.',
-                      'The gradient is multiplied by loss_scale: divide by it.')
-    if got is not None and got.shape == (3,) and np.all((got > 0) & (got < 1e-10)):
-        return _wrong('ex10_unscaled', f'x.grad = {_fmt(got)} is too small.',
-                      'Divide by the scale once: the gradient is S times too large, not S '
-                      'squared.')
-    return _compare('ex10_unscaled', 'x.grad', grad, want, hint, rtol=0.05, atol=0)
+    for scale in LOSS_SCALES:
+        with events.recording() as log:
+            grad = _call(exercise, true_grad, scale)
+        got = _as_array(grad)
+        if got is not None and got.shape == (3,) and np.all(got == 0):
+            _wrong(exercise, f'true_grad({scale}) is all zeros.',
+                   "1e-8 is below float16's smallest number: it underflowed. Scale the loss, "
+                   'and divide in float32 (in float16 the division underflows again).')
+        if got is not None and got.shape == (3,) and np.all(got > 1e-6):
+            _wrong(exercise, f'true_grad({scale}) is still scaled.',
+                   'The gradient is multiplied by loss_scale: divide by it.')
+        if got is not None and got.shape == (3,) and np.all((got > 0) & (got < 1e-10)):
+            _wrong(exercise, f'true_grad({scale}) is too small.',
+                   'Divide by the scale once: the gradient is S times too large, not S '
+                   'squared.')
+        # rtol 2e-2: at scale 1024 the float16 gradient is a subnormal (spacing 6e-8, 0.6%
+        # of it), after up to three float16 roundings of 0.05% each; every slip above is off
+        # by a factor of 1000 or more
+        _check_array(exercise, f'true_grad({scale})', grad, want,
+                     'Backward with loss_scale=scale, then divide x.grad (as float32) by the '
+                     'scale.', rtol=2e-2, atol=0, todo='the body of true_grad')
+        dtypes = {e.dtype for e in log if e.kind == 'variable_created'}
+        if 'float16' not in dtypes:
+            _wrong(exercise, f'true_grad({scale}) never computed in float16.',
+                   'The point is the float16 route: x = Variable(np.ones(3, '
+                   'dtype=np.float16)), where the gradient underflows without a scale.')
+        scales = [e.loss_scale for e in log if e.kind == 'backward_started']
+        if scale not in scales:
+            _wrong(exercise, f'true_grad({scale}) ran backward without loss_scale={scale}.',
+                   'Let backward scale the gradients: loss.backward(loss_scale=scale) (not '
+                   'the loss multiplied by hand, nor another scale).')
+    return _ok(exercise, 'right at both scales: scaled in float16, unscaled in float32.')
 
 
 @_checker
