@@ -571,11 +571,14 @@ CASES = [
         (lambda: _newton(lambda x, f, d1, d2: x - d1 / d2, by_hand=True), ['chainer.grad']),
         (lambda: lambda x0: [x0, *_newton(lambda x, f, d1, d2: x - d1 / d2)(x0)],
          ['not the start'])]),
-    ('ex07_predict', lambda: {'x': None, 'a': 3.0}, [
-        (lambda: {'x': 1.5, 'a': 3.0}, ['unchain']),
-        (lambda: {'x': None, 'a': 1.5}, ['fan-out']),
-        (lambda: {'x': None, 'a': 9.0}, ['x.grad']),
-        (lambda: {'x': None, 'a': None}, ['leaf'])]),
+    ('ex07_predict', lambda: {'x': None, 'a': 1.5}, [
+        (lambda: {'x': 4.5, 'a': 1.5}, ['unchain']),
+        (lambda: {'x': None, 'a': 0.75}, ['fan-out']),
+        (lambda: {'x': None, 'a': 4.5}, ['x.grad']),
+        (lambda: {'x': None, 'a': None}, ['leaf']),
+        (lambda: {'x': None, 'a': 3.0}, ['da/dx']),
+        (lambda: {'x': None, 'a': 0.5625}, ['the value']),
+        (lambda: {'x': None, 'a': 0}, ['BEHIND'])]),
     ('ex07_truncated', _train_truncated, [
         (lambda: _train_truncated(cut=False), ['never cut']),
         (lambda: _train_truncated(keep_h=False), ['keeps its value']),

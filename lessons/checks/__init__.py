@@ -42,6 +42,7 @@ from .backward_order import ex05_ranks, ex05_accumulated, ex05_run_to
 from .higher_order import ex06_no_double, ex06_tanh, ex06_hvp, ex06_newton
 from .cutting_graph import (
     ex07_predict, rnn_grad, ex07_truncated, ex07_vanishing, ex07_clip_step, RNN_XS, RNN_TARGETS,
+    UNCHAIN_X,
 )
 from .no_backprop import ex08_recorded, ex08_predict
 from .training import ex09_param_count, ex09_train_step, ex09_lr_ranking, LEARNING_RATES, LR_RANKING
@@ -76,6 +77,7 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
     'RNN_TARGETS',
     'RNN_XS',
     'STRICT',
+    'UNCHAIN_X',
     'Feedback',
     'ex01_accumulate',
     'ex01_central_difference',

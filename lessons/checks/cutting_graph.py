@@ -21,26 +21,40 @@ from .feedback import (
 )
 
 
-@_checker
+#: Exercise 7.1's x: a = 3x = 0.75, so that 2a (1.5, right), a (no fan-out), da/dx = 3,
+#: x.grad's 6a = 4.5 and b = a*a = 0.5625 are five different numbers (at x = 0.5, 2a and
+#: da/dx were both 3).
+UNCHAIN_X = 0.25
+
+
+@_checker(answer=lambda: f"{{'x': None, 'a': {2 * 3 * UNCHAIN_X:g}}}")
 def ex07_predict(prediction: Any) -> Feedback:
-    """a = 3x, b = a*a, a.unchain(), b.backward(): prediction {'x': ..., 'a': ...} at x=0.5."""
+    """a = 3x, b = a*a, a.unchain(), b.backward(): prediction {'x': ..., 'a': ...}."""
+    exercise = 'ex07_predict'
     if prediction is ... or not isinstance(prediction, dict):
-        return _todo('ex07_predict', "a dict {'x': ..., 'a': ...}")
+        _todo(exercise, "a dict {'x': ..., 'a': ...}")
     if set(prediction) != {'x', 'a'}:
-        return _wrong('ex07_predict', "use exactly the keys 'x' and 'a'.",
-                      'Predict x.grad and a.grad.')
+        _wrong(exercise, "use exactly the keys 'x' and 'a'.", 'Predict x.grad and a.grad.')
     if prediction['x'] is ... or prediction['a'] is ...:
-        return _todo('ex07_predict', 'both predictions')
+        _todo(exercise, 'both predictions')
     if prediction['x'] is not None:
-        return _wrong('ex07_predict', f"x.grad: predicted {prediction['x']!r}, but it stays "
-                      'None.', 'After a.unchain() nothing links b back to x.')
-    a = 1.5
-    return _compare('ex07_predict', "prediction['a']", prediction['a'], 2 * a,
-                    'a is now a leaf: it receives db/da = 2a, with a = 1.5.',
-                    mistakes=[(a, 'db/da for b = a*a is 2a: a is used twice (fan-out), '
-                               'and each use contributes a.'),
-                              (3 * 2 * a, 'That would be x.grad; a itself receives db/da = '
-                               '2a.')])
+        _wrong(exercise, f"x.grad: predicted {prediction['x']!r}, but it stays None.",
+               'After a.unchain() nothing links b back to x.')
+    if prediction['a'] is None:
+        _wrong(exercise, 'a.grad: predicted None.', 'unchain() makes a a leaf, and backward '
+               'stops at a leaf AND gives it its gradient.')
+    a = 3 * UNCHAIN_X
+    return _compare(exercise, "prediction['a']", prediction['a'], 2 * a,
+                    'a is now a leaf: it receives db/da, with b = a*a.',
+                    mistakes=[(a, 'b = a*a uses a twice (fan-out): each use contributes a.'),
+                              (3.0, 'That is da/dx, the link that unchain() cut; a receives '
+                               'db/da.'),
+                              (3 * 2 * a, 'That would be x.grad; a itself receives db/da.'),
+                              (a * a, 'That is b, the value; predict the gradient db/da.'),
+                              (0.0, 'unchain() cuts what is BEHIND a; a itself still receives '
+                               'its gradient from b.')],
+                    # rtol 1e-3: a prediction worked out by hand; the slips are >= 30% away
+                    rtol=1e-3, atol=1e-6)
 
 
 def rnn_grad(xs: np.ndarray, targets: np.ndarray, w0: float, k: int, *, cut: bool = True,
