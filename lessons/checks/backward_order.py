@@ -24,7 +24,7 @@ from .feedback import (
 def ex05_ranks(ranks: Any) -> Feedback:
     """Predicted function ranks of h = 2x, p = exp(h), q = sin(h), y = p + q."""
     if ranks is ...:
-        return _todo('ex05_ranks', "a dict like {'mul': 0, ...}")
+        _todo('ex05_ranks', 'your predicted rank of each function (whole numbers)')
     want = {'mul': 0, 'exp': 1, 'sin': 1, 'add': 2}
     if not isinstance(ranks, dict) or set(ranks) != set(want):
         return _wrong('ex05_ranks', f'give a dict with the keys {sorted(want)}.',
@@ -43,10 +43,17 @@ def ex05_ranks(ranks: Any) -> Feedback:
         return _wrong('ex05_ranks', 'every rank is one too high.',
                       'x is a leaf of rank 0, and a function takes the largest rank of its '
                       'inputs (its outputs get that + 1): the first function has rank 0.')
-    bad = [f'{k}: got {ranks[k]!r}, expected {v}' for k, v in want.items() if ranks[k] != v]
+    if {k: ranks[k] for k in ('mul', 'exp', 'sin')} == {'mul': 0, 'exp': 1, 'sin': 1}:
+        if ranks['add'] == 1:
+            _wrong('ex05_ranks', 'add is not right.', "add's inputs p and q are outputs of "
+                   'exp and sin: they have those functions\' rank + 1.')
+        if ranks['add'] == 3:
+            _wrong('ex05_ranks', 'add is not right.', 'A function takes the largest rank of '
+                   'its inputs, not one more: the + 1 goes to its outputs.')
+    bad = [f'{k} = {ranks[k]!r}' for k, v in want.items() if ranks[k] != v]
     if not bad:
         return _ok('ex05_ranks', 'right: backward runs add, then exp and sin, then mul.')
-    return _wrong('ex05_ranks', '; '.join(bad) + '.',
+    return _wrong('ex05_ranks', 'not right: ' + ', '.join(bad) + '.',
                   "A function's rank is the largest rank of its inputs; its outputs get rank "
                   '+ 1.')
 
