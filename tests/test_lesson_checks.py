@@ -474,7 +474,9 @@ CASES = [
     ('ex02_forward', _neuron_forward, [
         (lambda: _neuron_forward(z=P['w0'] * P['x0'] + P['w1'] * P['x1']), ['bias w2']),
         (lambda: _neuron_forward(e=math.exp(HAND['z'])), ['minus sign']),
-        (lambda: _neuron_forward(f=HAND['d']), ['1/d'])]),
+        (lambda: _neuron_forward(f=HAND['d']), ['1/d']),
+        (lambda: _neuron_forward(d=HAND['e']), ['adds one']),
+        (lambda: _neuron_forward(e=-HAND['z']), ['apply exp'])]),
     ('ex02_dz', _chain, [
         # two sign slips that cancel in g_z: blamed where the first happened
         (lambda: _chain(g_d=-HAND['g_d'], g_e=-HAND['g_e'], g_u=-HAND['g_u'],
@@ -496,7 +498,8 @@ CASES = [
          ['arriving from above']),
         (lambda: _neuron_grads(w2=HAND['g_z'] / 3), ['does not split']),
         (lambda: _neuron_grads(w0=HAND['g_z'], x0=HAND['g_z'], w1=HAND['g_z'],
-                               x1=HAND['g_z']), ['scales it'])]),
+                               x1=HAND['g_z']), ['scales it']),
+        (lambda: _neuron_grads(w2=1.0), ['not 1 alone'])]),
     ('ex02_gates', lambda: [{'x': 2, 'y': 8, 'z': 0}, {'x': 3, 'y': 3, 'z': -1}], [
         (lambda: [{'x': 2, 'y': 2, 'z': 0}, {'x': 3, 'y': 3, 'z': -1}], ['fan-out']),
         (lambda: [{'x': 2, 'y': 6, 'z': 0}, {'x': 3, 'y': 0, 'z': -1}], ['fan-out']),
@@ -517,21 +520,28 @@ CASES = [
         (lambda: {'x', 'h', 'loss'}, ['Leaves']),
         (lambda: {'h'}, ['the output included']),
         (set, ['loses its gradient']),
-        (lambda: {'loss'}, ['h was made by a function'])]),
+        (lambda: {'loss'}, ['h was made by a function']),
+        (lambda: {'x'}, ['Leaves']),
+        (lambda: {'h', 'loss', 'grad'}, ['x, h and loss'])]),
     ('ex03_h_grad', lambda: 2 * (3 * np.array([1.0, 2.0]) + 1), [
         (lambda: _grad_of(lambda x: F.sum((3 * x + 1) ** 2), [1, 2]).grad, ['x.grad']),
         (lambda: 3 * np.array([1.0, 2.0]) + 1, ['the value']),
         (lambda: np.array([3.0, 3.0]), ['local derivative']),
-        (lambda: None, ['retain_grad=True'])]),
+        (lambda: None, ['retain_grad=True']),
+        (lambda: (3 * np.array([1.0, 2.0]) + 1) ** 2, ['each term']),
+        (lambda: 6 * np.array([1.0, 2.0]), ['+ 1 is part of h'])]),
     ('ex04_sum_sin', lambda: np.cos(np.linspace(0, np.pi, 5)), [
         (lambda: np.sin(np.linspace(0, np.pi, 5)), ['differentiate']),
         (lambda: -np.cos(np.linspace(0, np.pi, 5)), ['+cos']),
-        (lambda: np.ones(5), ['multiplies'])]),
+        (lambda: np.ones(5), ['multiplies']),
+        (lambda: 5 * np.cos(np.linspace(0, np.pi, 5)), ['not the number']),
+        (lambda: np.full(5, np.cos(np.linspace(0, np.pi, 5)).sum()), ['does not mix'])]),
     ('ex04_weighted', lambda: _grad_of(lambda x: x**2, [1, 2, 3], [1, 0, 10]).grad, [
         (lambda: _grad_of(lambda x: x**2, [1, 2, 3]).grad, ['seed of ones']),
         (lambda: [1, 0, 10], ['seed alone']),
         (lambda: [1, 0, 90], ['the value']),
-        (lambda: [1, 0, 30], ['not x'])]),
+        (lambda: [1, 0, 30], ['not x']),
+        (lambda: [62, 62, 62], ['does not add them up'])]),
     ('ex05_ranks', lambda: {'mul': 0, 'exp': 1, 'sin': 1, 'add': 2}, [
         (lambda: {'mul': 2, 'exp': 1, 'sin': 1, 'add': 0}, ['from the inputs']),
         (lambda: {'mul': 0, 'exp': 1, 'sin': 2, 'add': 3}, ['same rank']),
@@ -543,7 +553,9 @@ CASES = [
         (lambda: np.exp(1.0), ['through sin']),
         (lambda: np.cos(1.0), ['through exp']),
         (lambda: np.exp(1.0) * np.cos(1.0), ['add up']),
-        (lambda: 2 * (np.exp(1.0) + np.cos(1.0)), ['x.grad'])]),
+        (lambda: 2 * (np.exp(1.0) + np.cos(1.0)), ['x.grad']),
+        (lambda: np.exp(1.0) - np.cos(1.0), ['Sign']),
+        (lambda: np.exp(1.0) + np.sin(1.0), ['the value'])]),
     ('ex05_run_to', lambda: _diamond_guess(np.cos(1.0)), [
         (lambda: _diamond_guess(np.exp(1.0) + np.cos(1.0)), ['only its own part']),
         (lambda: _diamond_guess(np.sin(1.0)), ['the value']),

@@ -71,7 +71,12 @@ def ex05_accumulated(grad: Any) -> Feedback:
                               (np.exp(h) * np.cos(h), 'Two paths into one variable add up; '
                                'multiplying is for steps along one path.'),
                               (2 * (np.exp(h) + np.cos(h)), 'That is x.grad (times dh/dx = '
-                               '2); the question asks for h.grad.')])
+                               '2); the question asks for h.grad.'),
+                              (np.exp(h) - np.cos(h), 'Sign: sin rises at h = 1, its derivative '
+                               'there is positive.'),
+                              (np.exp(h) + np.sin(h), 'That is y, the value; predict its '
+                               'gradient.')],
+                    todo='the h.grad you predict (without running anything)')
 
 
 @_checker

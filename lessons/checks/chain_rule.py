@@ -66,7 +66,9 @@ def ex02_forward(values: Any) -> Feedback:
         'z = w0*x0 + w1*x1 + w2, e = exp(-z), d = 1 + e, f = 1/d: one line each.',
         mistakes=[({'z': no_bias}, 'z also adds the bias w2.'),
                   ({'e': math.exp(hand['z'])}, 'e is exp(-z): mind the minus sign.'),
-                  ({'f': hand['d']}, 'f is 1/d: the last step divides 1 by d.')])
+                  ({'f': hand['d']}, 'f is 1/d: the last step divides 1 by d.'),
+                  ({'d': hand['e']}, 'd = 1 + e: the step adds one.'),
+                  ({'e': -hand['z']}, 'e = exp(-z): you have -z; apply exp to it.')])
 
 
 #: The gradients of exercise 2.2, in the order backward computes them.
@@ -165,7 +167,9 @@ def ex02_input_grads(grads: Any) -> Feedback:
                   ({'w2': g_z / 3}, 'An add does not split its gradient: every input gets '
                    'all of it, g_z.'),
                   ({'w0': g_z, 'x0': g_z}, 'The add passes g_z to the product w0*x0; the '
-                   'multiply then scales it, by x0 for w0 and by w0 for x0.')])
+                   'multiply then scales it, by x0 for w0 and by w0 for x0.'),
+                  ({'w2': 1.0}, 'w2 is added into z: it receives the gradient arriving at z '
+                   '(times the local derivative 1), not 1 alone.')])
 
 
 #: Steps of the neuron's backward in the view: 1/d, 1+e, exp, negation, the two adds

@@ -28,6 +28,9 @@ def ex03_released(names: Any) -> Feedback:
     loss = F.sum(h**2)
     loss.backward()
     want = {n for n, v in (('x', x), ('h', h), ('loss', loss)) if v.grad is None}
+    if not got <= {'x', 'h', 'loss'}:
+        _wrong('ex03_released', f'{sorted(got - {"x", "h", "loss"})} is not a variable here.',
+               "Pick among the graph's variables: x, h and loss.")
     if got == want:
         return _ok('ex03_released', f'{sorted(got)} are released; only leaves keep gradients.')
     if 'x' in got:
@@ -49,9 +52,12 @@ def ex03_h_grad(grad: Any) -> Feedback:
     """h = 3x + 1, loss = sum(h**2), x = [1, 2]: dloss/dh, kept with retain_grad."""
     h = 3 * np.array([1.0, 2.0]) + 1
     return _compare('ex03_h_grad', 'h.grad', grad, 2 * h,
-                    'dloss/dh = 2h. Run loss.backward(retain_grad=True) and read h.grad.',
+                    'Run loss.backward(retain_grad=True) and read h.grad: the gradient of '
+                    'the loss with respect to h itself.',
                     mistakes=[(6 * h, 'That is x.grad (the chain rule multiplied by 3); '
                                'the question asks for h.grad.'),
                               (h, 'That is h itself, the value; read h.grad.'),
                               (np.full(2, 3.0), 'That is dh/dx, the local derivative of h; '
-                               'the question asks for dloss/dh.')])
+                               'the question asks for dloss/dh.'),
+                              (h**2, 'That is each term of the loss, h**2; read the gradient.'),
+                              (2 * (h - 1), 'h = 3x + 1: the + 1 is part of h too.')])
