@@ -566,16 +566,23 @@ CASES = [
     ('ex06_no_double', lambda: None, [
         (lambda: 18.0, ['WITH enable_double_backprop']),
         (lambda: 0, ['None, not 0']),
-        (lambda: 27, ['g1 = 3x^2'])]),
+        (lambda: 27, ['g1 = 3x^2']),
+        (lambda: 6, ['without x']),
+        (lambda: 'error', ['Nothing raises'])]),
     ('ex06_tanh', _tanh_derivatives, [
         (lambda: _tanh_derivatives('no-flag'), ['enable_double_backprop=True']),
         (lambda: _tanh_derivatives('same'), ['previous derivative']),
-        (lambda: _tanh_derivatives('accumulate'), ['accumulate'])]),
+        (lambda: _tanh_derivatives('accumulate'), ['accumulate']),
+        (lambda: _tanh_derivatives()[:2], ['Three']),
+        (lambda: [np.tanh(0.5), *_tanh_derivatives()[:2]], ['tanh(x) itself']),
+        (lambda: [_tanh_derivatives()[0], -_tanh_derivatives()[1], -_tanh_derivatives()[2]],
+         ['Sign'])]),
     ('ex06_hvp', _hvp, [
         (lambda: np.array([4.0, 13.0]), ['gradient of f']),
         (lambda: 4.0, ['a number']),
         (lambda: _hvp((0.0, 1.0)), ['v = [1, 0]']),
-        (lambda: np.array([[4.0, 2.0], [2.0, 12.0]]), ['whole Hessian'])]),
+        (lambda: np.array([[4.0, 2.0], [2.0, 12.0]]), ['whole Hessian']),
+        (lambda: np.array([4.0, 0.0]), ['mixed derivative'])]),
     ('ex06_newton', lambda: _newton(lambda x, f, d1, d2: x - d1 / d2), [
         (lambda: _newton(lambda x, f, d1, d2: x - f / d1), ['root of f itself']),
         (lambda: lambda x0: [1.5], ['10 steps']),

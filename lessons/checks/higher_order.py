@@ -29,6 +29,9 @@ def ex06_no_double(prediction: Any) -> Feedback:
     """Predicted g2 of g1, = grad([x**3], [x]) (no double backprop), g2, = grad([g1], [x])."""
     if prediction is ...:
         return _todo('ex06_no_double', 'your prediction (a number, or None)')
+    if isinstance(prediction, str):
+        _wrong('ex06_no_double', f'you predicted {prediction!r}.', 'Nothing raises: '
+               'chainer.grad answers, with None, when there is no graph to differentiate.')
     if prediction is None:
         return _ok('ex06_no_double', 'right: g1 was computed without a graph, so there is '
                    'nothing to differentiate and chainer.grad gives None.')
@@ -37,7 +40,9 @@ def ex06_no_double(prediction: Any) -> Feedback:
                 (0.0, 'None, not 0: g1 has no graph behind it, so the engine cannot say '
                  'anything about its derivative, not even that it is zero.'),
                 (27.0, 'That is g1 = 3x^2 itself; differentiating it again needs its graph, '
-                 'which was not recorded.')]
+                 'which was not recorded.'),
+                (6.0, 'That is the factor of 6x without x; and without enable_double_backprop '
+                 'g1 has no graph to differentiate at all.')]
     got = _as_array(prediction)
     for value, hint in mistakes:
         if got is not None and got.size == 1 and _matches(got, value, 1e-4, 1e-5):
@@ -60,6 +65,10 @@ def ex06_tanh(derivatives: Any) -> Feedback:
     t = np.tanh(0.5)
     g1 = 1 - t**2
     want = [g1, -2 * t * (1 - t**2), -2 * (1 - t**2) * (1 - 3 * t**2)]
+    if isinstance(derivatives, (list, tuple)) and len(derivatives) != 3:
+        _wrong('ex06_tanh', f'you gave {len(derivatives)} derivative(s).',
+               'Three: the first, second and third derivative, each the grad of the one '
+               'before.')
     return _compare('ex06_tanh', 'derivatives', derivatives, want,
                     'Differentiate each result again with chainer.grad([g], [x], '
                     'enable_double_backprop=True).', mistakes=[
@@ -67,7 +76,11 @@ def ex06_tanh(derivatives: Any) -> Feedback:
                          'g2 = grad of g1, not of tanh(x) again.'),
                         ([g1, 2 * g1, 3 * g1], 'Those are x.grad after repeated backward() '
                          'calls: they accumulate. Use chainer.grad on the previous derivative '
-                         'instead.')])
+                         'instead.'),
+                        ([t, want[0], want[1]], 'The list starts with tanh(x) itself, the '
+                         'value; start from its first derivative.'),
+                        ([g1, -want[1], -want[2]], 'Sign: differentiate g1 as it is (1 - '
+                         'tanh**2 falls for x > 0).')])
 
 
 @_checker
@@ -85,7 +98,9 @@ def ex06_hvp(hv: Any) -> Feedback:
                                'more in x to get the vector Hv.'),
                               (hess @ v[::-1], 'That is H times [0, 1]; use v = [1, 0].'),
                               (hess, 'That is the whole Hessian; Hv is one vector, its '
-                               'product with v.')])
+                               'product with v.'),
+                              (np.array([2 * x1, 0.0]), 'The term x0**2 * x1 depends on both '
+                               'x0 and x1: its mixed derivative is not 0.')])
 
 
 def _quartic(x: float) -> tuple[float, float, float]:
