@@ -604,16 +604,24 @@ CASES = [
     ('ex07_truncated', _train_truncated, [
         (lambda: _train_truncated(cut=False), ['never cut']),
         (lambda: _train_truncated(keep_h=False), ['keeps its value']),
-        (lambda: _train_truncated(clear=True), ['last chunk'])]),
+        (lambda: _train_truncated(clear=True), ['last chunk']),
+        (lambda: lambda xs, targets, w0, k: checks.rnn_grad(xs, targets, w0, 1),
+         ['every k steps']),
+        (lambda: lambda xs, targets, w0, k: 0.0, ['backward() first'])]),
     ('ex07_vanishing', lambda: {0.5: 0.5**10, 1.5: 1.5**10}, [
         (lambda: {0.5: 5.0, 1.5: 15.0}, ['not 10 * w']),
         (lambda: {0.5: 0.5**9, 1.5: 1.5**9}, ['ten factors']),
         (lambda: {'0.5': 0.5**11, '1.5': 1.5**11}, ['ten factors']),
-        (lambda: {0.5: 2.0**10, 1.5: 1.5**-10}, ['not 1/w'])]),
-    ('ex07_clip_step', lambda: 0.1, [
-        (lambda: 1.0, ['lr times']),
-        (lambda: 10.0, ['do not divide']),
-        (lambda: 0, ['never makes it zero'])]),
+        (lambda: {0.5: 2.0**10, 1.5: 1.5**-10}, ['not 1/w']),
+        (lambda: {0.5: 1, 1.5: 1}, ['ten steps change it'])]),
+    ('ex07_clip_step', lambda: {1.0: 0.1, 5.0: 0.5}, [
+        (lambda: {1.0: 1.0, 5.0: 5.0}, ['lr times']),
+        (lambda: {1.0: 10.0, 5.0: 50.0}, ['do not divide']),
+        (lambda: {1.0: 0, 5.0: 0}, ['never makes it zero']),
+        # "the step is lr whatever the clipping": right at 1.0 only
+        (lambda: {1.0: 0.1, 5.0: 0.1}, ['threshold matters']),
+        (lambda: {1.0: 0.1, 5.0: 2.5}, ['not at its square']),
+        (lambda: 0.1, ['One entry per name'])]),
     ('ex08_recorded', lambda: {'y1', 'y3', 'y4'}, [
         (lambda: {'y1', 'y2', 'y3'}, ['y2 was computed inside no_backprop_mode']),
         (lambda: {'y1'}, ['force_backprop_mode switches recording back on']),

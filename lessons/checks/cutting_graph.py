@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -104,7 +105,11 @@ def ex07_truncated(train: Any) -> Feedback:
                                'unchain_backward() drops only its history. Do not restart h '
                                'at 0.'),
                               (grad(clear=True), 'That is only the last chunk: do not clear '
-                               'w.grad, let the chunks accumulate.')])
+                               'w.grad, let the chunks accumulate.'),
+                              (rnn_grad(RNN_XS, RNN_TARGETS, 0.8, 1), 'That cuts after every '
+                               'step: cut every k steps.'),
+                              (0.0, 'Nothing reached w: call loss.backward() first, then '
+                               'loss.unchain_backward().')])
 
 
 @_checker
@@ -121,20 +126,40 @@ def ex07_vanishing(ratios: Any) -> Feedback:
                   ({'0.5': 0.5**11, '1.5': 1.5**11}, 'From h_T back to h_{T-10} is ten steps, '
                    'so ten factors of w.'),
                   ({'0.5': 2.0**10, '1.5': (1 / 1.5)**10}, 'With |w| < 1 the gradient shrinks '
-                   'going back, with |w| > 1 it grows: the factor is w, not 1/w.')],
+                   'going back, with |w| > 1 it grows: the factor is w, not 1/w.'),
+                  ({'0.5': 1.0, '1.5': 1.0}, 'Going back one step multiplies the gradient by '
+                   'dh_t/dh_(t-1) = w: ten steps change it.')],
         rtol=1e-3, atol=1e-9)
+
+
+#: Exercise 7.4's thresholds: two, since at 1.0 alone "the step is lr" gives the right
+#: number.
+CLIP_THRESHOLDS = (1.0, 5.0)
 
 
 @_checker
 def ex07_clip_step(step: Any) -> Feedback:
-    """Predicted: the longest step one SGD(lr=0.1) update can take with GradientClipping(1.0)."""
-    lr, threshold = 0.1, 1.0
-    return _compare('ex07_clip_step', 'step', step, lr * threshold,
-                    'SGD moves the parameters by lr times the gradient, and clipping caps '
-                    "the gradient's norm at the threshold.",
-                    mistakes=[(threshold, 'The threshold caps the gradient; the update is lr '
-                               'times that gradient.'),
-                              (threshold / lr, 'The update is lr times the (clipped) gradient: '
-                               'multiply, do not divide.'),
-                              (0.0, 'Clipping scales a long gradient down to the threshold; '
-                               'it never makes it zero.')], rtol=1e-6, atol=1e-9)
+    """Predicted: the longest step one SGD(lr=0.1) update can take with GradientClipping
+    at each threshold of CLIP_THRESHOLDS, as {threshold: step}."""
+    lr = 0.1
+    thresholds = [str(t) for t in CLIP_THRESHOLDS]
+
+    def each(f: Callable[[float], float]) -> dict[str, float]:
+        return {str(t): f(t) for t in CLIP_THRESHOLDS}
+
+    return _compare_named(
+        'ex07_clip_step', step, each(lambda c: lr * c),
+        'SGD moves the parameters by lr times the gradient, and clipping caps the '
+        "gradient's norm at the threshold.",
+        mistakes=[(each(lambda c: c), 'The threshold caps the gradient; the update is lr '
+                   'times that gradient.'),
+                  (each(lambda c: c / lr), 'The update is lr times the (clipped) gradient: '
+                   'multiply, do not divide.'),
+                  (each(lambda c: 0.0), 'Clipping scales a long gradient down to the '
+                   'threshold; it never makes it zero.'),
+                  ({thresholds[1]: lr}, 'The threshold matters: the longest gradient left '
+                   'after clipping has the threshold as its norm, and lr scales that.'),
+                  (each(lambda c: lr * c * c), 'Clipping caps the norm at the threshold, '
+                   'not at its square.')],
+        # rtol 1e-6: lr * c is a product of two short decimals
+        rtol=1e-6, atol=1e-9)
