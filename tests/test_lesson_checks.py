@@ -105,7 +105,7 @@ def _neuron_grads(**changes):
 
 def _softsign_class(derivative_power=2, use_abs=True, abs_all=False, tuple_out=True,
                     backward_abs=True, times_gy=True, variables=True, host=False,
-                    through_itself=False):
+                    through_itself=False, numerator_one=False, minus=False):
     class Softsign(chainer.FunctionNode):
         def forward(self, inputs):
             x, = inputs
@@ -115,7 +115,9 @@ def _softsign_class(derivative_power=2, use_abs=True, abs_all=False, tuple_out=T
                 x = np.asarray(x)
                 xp = np
             denominator = 1 + (xp.abs(x) if use_abs else x)
-            y = (xp.abs(x) if abs_all else x) / denominator
+            if minus:
+                denominator = 1 - xp.abs(x)
+            y = (xp.abs(x) if abs_all else xp.ones_like(x) if numerator_one else x) / denominator
             return (y,) if tuple_out else y
 
         def backward(self, target_input_indexes, grad_outputs):
@@ -140,8 +142,14 @@ def _train_truncated(cut=True, keep_h=True, clear=False):
     return train
 
 
-def _train_step(clear=True, update=True, clear_between=False, loss_after=False):
+def _train_step(clear=True, update=True, clear_between=False, loss_after=False,
+                update_first=False):
     def train_step(model, optimizer, x, t):
+        if update_first:  # the update uses the previous call's gradients
+            optimizer.update()
+            update = False
+        else:
+            update = do_update
         loss = F.softmax_cross_entropy(model(x), t)
         if clear:
             model.cleargrads()
@@ -153,6 +161,7 @@ def _train_step(clear=True, update=True, clear_between=False, loss_after=False):
         if loss_after:
             return float(F.softmax_cross_entropy(model(x), t).array)
         return float(loss.array)
+    do_update = update
     return train_step
 
 
@@ -240,6 +249,12 @@ def _predict(how):
             y = model(x)
             y.unchain()
             return y
+        if how == 'test-mode':  # train=False is not "do not record"
+            with chainer.using_config('train', False):
+                return model(x)
+        if how == 'array':
+            with chainer.no_backprop_mode():
+                return model(x).array
         return Variable(x @ model.W.array.T + model.b.array)  # 'numpy'
     return predict
 
@@ -255,6 +270,10 @@ def _one_hot(how='right'):
             return xp.eye(n, dtype=np.float32)[(t + 1) % n]
         if how == 'variable':
             return Variable(xp.eye(n, dtype=np.float32)[t])
+        if how == 'zeros':
+            return xp.zeros((len(t), n), dtype=np.float32)
+        if how == 'identity':
+            return xp.eye(n, dtype=np.float32)[xp.arange(len(t)) % n]
         return xp.eye(n, dtype=np.float32)[t]
     return one_hot
 
@@ -626,16 +645,22 @@ CASES = [
         (lambda: {'y1', 'y2', 'y3'}, ['y2 was computed inside no_backprop_mode']),
         (lambda: {'y1'}, ['force_backprop_mode switches recording back on']),
         (lambda: {'y1', 'y3'}, ['y4 is computed outside']),
-        (lambda: {'y1', 'y2', 'y3', 'y4'}, ['y2 was computed inside no_backprop_mode'])]),
+        (lambda: {'y1', 'y2', 'y3', 'y4'}, ['y2 was computed inside no_backprop_mode']),
+        (lambda: {'y3', 'y4'}, ['y1 is ordinary code']),
+        (lambda: {'x', 'y1', 'y3', 'y4'}, ['never has a creator'])]),
     ('ex08_predict', lambda: _predict('right'), [
         (lambda: _predict('plain'), ['no_backprop_mode']),
         (lambda: _predict('copied'), ['does not undo']),
         (lambda: _predict('unchained'), ['does not undo']),
-        (lambda: _predict('numpy'), ['model itself'])]),
+        (lambda: _predict('numpy'), ['model itself']),
+        (lambda: _predict('test-mode'), ['no_backprop_mode']),
+        (lambda: _predict('array'), ['no_backprop_mode'])]),
     ('ex09_lr_ranking', lambda: [0.3, 0.01, 3.0], [
         (lambda: [0.01, 0.3, 3.0], ['safe but slow']),
         (lambda: [3.0, 0.3, 0.01], ['overshoots']),
-        (lambda: [0.3, 3.0, 0.01], ['stuck guessing'])]),
+        (lambda: [0.3, 3.0, 0.01], ['stuck guessing']),
+        (lambda: [0.01, 3.0, 0.3], ['safe but slow']),
+        (lambda: [3.0, 0.01, 0.3], ['overshoots'])]),
     ('ex09_param_count', lambda: 2410, [
         (lambda: 64 * 32 + 32 + 32 * 10, ['Linear(32, 10) has biases']),
         (lambda: 64 * 32 + 32 * 10 + 10, ['Linear(64, 32) has biases']),
@@ -647,12 +672,14 @@ CASES = [
         (lambda: _train_step(clear=False), ['cleargrads() before loss.backward()']),
         (lambda: _train_step(update=False), ['optimizer.update()']),
         (lambda: _train_step(clear_between=True), ['not between']),
-        (lambda: _train_step(loss_after=True), ['before the update'])]),
+        (lambda: _train_step(loss_after=True), ['before the update']),
+        (lambda: _train_step(update_first=True), ['not before'])]),
     ('ex10_max_scale', lambda: 2.0**14, [
         (lambda: 2.0**15, ['overflows']),
         (lambda: 65504 / 3, ['power of two']),
         (lambda: 2.0**16, ['already above']),
-        (lambda: 2.0**13, ['larger one'])]),
+        (lambda: 2.0**13, ['larger power of two']),
+        (lambda: 65504, ['largest float16 itself'])]),
     ('ex10_unscaled', _unscaled, [
         (lambda: _unscaled('unscaled'), ['underflow']),
         (lambda: _unscaled('no-divide'), ['divide by it']),
@@ -664,17 +691,23 @@ CASES = [
     ('ex10_zero_in_float16', lambda: {1e-9, 2e-8}, [
         (lambda: {1e-9, 2e-8, 4e-8}, ['nearest']),
         (lambda: {1e-9, 2e-8, 4e-8, 1e-6}, ['subnormal']),
-        (lambda: {1e-9}, ['too']),
-        (set, ['nothing between'])]),
+        (lambda: {1e-9}, ['nearest value']),
+        (set, ['nothing between']),
+        (lambda: {1e-6}, ['subnormal']),
+        (lambda: {1e-9, 4e-8}, ['nearest value'])]),
     ('ex11_one_hot', _one_hot, [
-        (lambda: _one_hot('transposed'), ['One row per label']),
+        (lambda: _one_hot('transposed'), ['Transposed']),
         (lambda: _one_hot('shifted'), ['count from 0']),
-        (lambda: _one_hot('variable'), ['array itself'])]),
+        (lambda: _one_hot('variable'), ['array itself']),
+        (lambda: _one_hot('zeros'), ['needs a 1']),
+        (lambda: _one_hot('identity'), ['not in column i'])]),
     ('ex11_stays_on_gpu', lambda: {'A', 'C'}, [
         (lambda: {'C'}, ['handed on to CuPy']),
         (lambda: {'A', 'B', 'C'}, ['refuses to add']),
         (lambda: {'A', 'C', 'D'}, ['implicit copies']),
-        (lambda: {'A'}, ['xp is cupy'])]),
+        (lambda: {'A'}, ['xp is cupy']),
+        (lambda: {'A', 'B', 'C', 'D'}, ['refuses to add', 'implicit copies']),
+        (lambda: {'C', 'D'}, ['handed on to CuPy', 'implicit copies'])]),
     ('ex11_to_numpy', _to_numpy, [
         (lambda: _to_numpy('variable'), ['Return its array']),
         (lambda: _to_numpy('get'), ['.get() exists only on CuPy arrays']),
@@ -688,12 +721,15 @@ CASES = [
     ('ex12_forward', _softsign_class, [
         (lambda: _softsign_class(use_abs=False), ['xp.abs']),
         (lambda: _softsign_class(abs_all=True), ['sign of x']),
-        (lambda: _softsign_class(tuple_out=False), ['comma'])]),
+        (lambda: _softsign_class(tuple_out=False), ['comma']),
+        (lambda: _softsign_class(numerator_one=True), ['numerator']),
+        (lambda: _softsign_class(minus=True), ['Sign'])]),
     ('ex12_slope', lambda: 0.25, [
         (lambda: 0.5, ['Square the denominator']),
         (lambda: -0.25, ['positive everywhere']),
         (lambda: -0.5, ['the value']),
-        (lambda: float('inf'), ['keep the absolute value'])]),
+        (lambda: float('inf'), ['keep the absolute value']),
+        (lambda: 4.0, ['1 over it'])]),
     ('ex13_count', lambda: {'reverse': 30000, 'forward': 3010000}, [
         (lambda: {'reverse': 3010000, 'forward': 30000}, ['other way round']),
         (lambda: {'reverse': 30000, 'forward': 30000}, ['ONE input direction']),
@@ -737,7 +773,7 @@ CASES = [
 # Device-generic code: the same checkers under the fake GPU (autograd_lab.testing.fake_gpu),
 # where NumPy-only answers, which pass on a CPU, must be caught.
 GPU_CASES = [
-    ('ex11_one_hot', _one_hot, [(lambda: _one_hot('numpy'), ['xp.eye(n)[t]'])]),
+    ('ex11_one_hot', _one_hot, [(lambda: _one_hot('numpy'), ['get_array_module'])]),
     ('ex11_to_numpy', _to_numpy, [
         (lambda: _to_numpy('array'), ['CuPy array']),
         (lambda: _to_numpy('moved'), ['Leave v where it is'])]),

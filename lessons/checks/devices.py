@@ -61,29 +61,41 @@ def ex11_stays_on_gpu(names: Any) -> Feedback:
 
 @_checker(gpu=True)
 def ex11_one_hot(one_hot: Any) -> Feedback:
-    """one_hot(t, n): an array (len(t), n) with 1 at [i, t[i]], on t's device."""
+    """one_hot(t, n): an array (len(t), n) with 1 at [i, t[i]], on t's device; tried with
+    two label vectors whose one-hots differ from those of t + 1, from the identity and
+    from the transpose."""
     exercise = 'ex11_one_hot'
-    t_host = np.array([2, 0, 1, 2], dtype=np.int32)
-    want = np.eye(3)[t_host]
-    for device in _devices():
-        t = device.send(t_host)
-        result = _call(exercise, one_hot, t, 3)
-        if isinstance(result, Variable):
-            return _wrong(exercise, 'you returned a Variable.', 'Return the array itself.')
-        if not _same_device(result, t):
-            return _wrong(exercise, f'{_where(device)} your function returned a '
-                          f'{type(result).__module__}.{type(result).__name__}, not an array '
-                          'on the same device as t.',
-                          'Make the new array with xp = backend.get_array_module(t), e.g. '
-                          'xp.eye(n)[t]: np.eye makes a CPU array whatever t is.')
-        got = _as_array(result)
-        if got is not None and got.shape == want.T.shape and np.allclose(got, want.T):
-            return _wrong(exercise, f'the result has shape {got.shape}, expected {want.shape}.',
-                          'One row per label, one column per class: shape (len(t), n).')
-        _check_array(exercise, f'one_hot(t, 3) {_where(device)}', result, want,
-                      'Row i holds a 1 in column t[i] and 0 elsewhere: xp.eye(n)[t].',
-                      mistakes=[(np.eye(3)[(t_host + 1) % 3], 'Classes count from 0: label t '
-                                 'goes in column t, not t + 1.')])
+    tries = [(np.array([2, 0, 2, 1], dtype=np.int32), 3),
+             (np.array([1, 3, 0], dtype=np.int32), 4)]
+    for t_host, n in tries:
+        want = np.eye(n)[t_host]
+        for device in _devices():
+            t = device.send(t_host)
+            result = _call(exercise, one_hot, t, n)
+            if isinstance(result, Variable):
+                _wrong(exercise, 'you returned a Variable.', 'Return the array itself.')
+            if not _same_device(result, t):
+                _wrong(exercise, f'{_where(device)} your function returned a '
+                       f'{type(result).__module__}.{type(result).__name__}, not an array on '
+                       'the same device as t.', 'Make the new array with xp = '
+                       'backend.get_array_module(t): np.* makes a CPU array whatever t is.')
+            got = _as_array(result)
+            rows = len(t_host)
+            if got is not None and got.shape == want.shape and not got.any():
+                _wrong(exercise, 'every entry is 0.', 'Row i needs a 1, in column t[i].')
+            ignores_t = np.eye(n)[np.arange(rows) % n]  # row i's 1 in column i (mod n)
+            if got is not None and got.shape == want.shape and np.allclose(got, ignores_t):
+                _wrong(exercise, 'the result ignores t.', "Row i's 1 goes in column t[i], not "
+                       'in column i.')
+            if got is not None and got.shape == want.T.shape and np.allclose(got, want.T):
+                _wrong(exercise, f'the result has shape {got.shape}.', 'Transposed: one row '
+                       'per label, one column per class.')
+            _check_array(exercise, f'one_hot(t, {n}) {_where(device)}', result, want,
+                         'Row i holds a 1 in column t[i] and 0 elsewhere.',
+                         mistakes=[(np.eye(n)[(t_host + 1) % n], 'Classes count from 0: '
+                                    'label t goes in column t, not t + 1.')],
+                         # 0s and 1s: exact in any dtype
+                         rtol=0, atol=0)
     return _ok(exercise, 'right' + _tried_where() + '.')
 
 

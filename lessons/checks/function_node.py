@@ -37,8 +37,11 @@ def ex12_slope(prediction: Any) -> Feedback:
                                'always rises); |x| makes the sign of x disappear.'),
                               (-0.5, 'That is y(-1), the value; the question asks for the '
                                'slope.'),
-                              (np.inf, 'With |x| the denominator is (1 + 1)**2 = 4, never '
-                               '0: keep the absolute value.')])
+                              (np.inf, 'With |x| the denominator is never 0: keep the absolute '
+                               'value.'),
+                              (4.0, 'That is the denominator of the slope; the slope is 1 '
+                               'over it.')],
+                    todo='the slope you work out (a number)')
 
 
 def _softsign(node_class: type, x: Any) -> Variable:
@@ -65,7 +68,9 @@ def ex12_forward(node_class: Any) -> Feedback:
             mistakes=[(x_host / (1 + x_host), 'Use the absolute value in the denominator: '
                        'xp.abs(x), with xp = backend.get_array_module(x).'),
                       (np.abs(x_host) / (1 + np.abs(x_host)), 'Only the denominator takes '
-                       'the absolute value: y keeps the sign of x.')])
+                       'the absolute value: y keeps the sign of x.'),
+                      (1 / (1 + np.abs(x_host)), 'The numerator is x itself.'),
+                      (x_host / (1 - np.abs(x_host)), 'Sign: the denominator adds |x| to 1.')])
     return _ok(exercise, 'forward is right' + _tried_where() + '.')
 
 

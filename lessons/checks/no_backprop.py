@@ -34,6 +34,10 @@ def ex08_recorded(names: Any) -> Feedback:
     y4 = y2 * 2
     want = {n for n, v in (('y1', y1), ('y2', y2), ('y3', y3), ('y4', y4))
             if v.creator is not None}
+    if not got <= {'y1', 'y2', 'y3', 'y4'}:
+        _wrong('ex08_recorded', f'{sorted(got - {"y1", "y2", "y3", "y4"})}: not one of the '
+               'outputs.', 'Pick among y1, y2, y3 and y4 (x is a variable you made: it never '
+               'has a creator).')
     if got == want:
         return _ok('ex08_recorded', f'{sorted(want)} were recorded.')
     hints = []

@@ -73,6 +73,10 @@ def ex09_train_step(train_step: Any) -> Feedback:
         result = _call('ex09_train_step', train_step, model, opt, x, t)
         losses.append(result)
     returned = _as_array(losses[0])
+    if returned is not None and returned.size == 1 and np.isnan(returned.item()):
+        _wrong('ex09_train_step', 'the first call returned nan.', 'The weights became NaN: '
+               'optimizer.update() ran before any backward (a new parameter\'s grad is NaN '
+               'until backward fills it). Update after loss.backward(), not before.')
     if returned is None or returned.size != 1 or not np.isclose(returned.item(), first_loss,
                                                                 rtol=1e-4):
         return _wrong('ex09_train_step', f'the first call returned {losses[0]!r}, expected '
@@ -84,6 +88,10 @@ def ex09_train_step(train_step: Any) -> Feedback:
                       'before backward() (not between backward and update).')
     if np.allclose(model.W.array, _reference_steps(3), atol=1e-5):
         return _ok('ex09_train_step', 'three steps match the reference SGD run.')
+    if np.allclose(model.W.array, _reference_steps(2), atol=1e-5):
+        return _wrong('ex09_train_step', 'after three calls the weights are two SGD steps '
+                      'along.', 'optimizer.update() uses the gradients that backward has just '
+                      'computed: call it after loss.backward(), not before.')
     if not np.allclose(model.W.array, _reference_steps(1), atol=1e-5):
         return _wrong('ex09_train_step', 'after three calls the weights differ from '
                       'three SGD steps.',
