@@ -969,6 +969,45 @@ def test_show_answer_gives_the_answer_only_when_asked(capsys):
     assert '[0, -3, 9]' in capsys.readouterr().out
 
 
+# ---- feedback that diagnoses without giving the answer away (issue 30's cases) ----------------
+
+def _said(fb):
+    return fb.message + ' ' + fb.hint
+
+
+def test_shapes_feedback_names_the_slip_not_the_shapes(capsys):
+    fb = checks.ex13_shapes({'gx': (4, 3), 'gW': (3, 2), 'gb': (4, 2)})
+    rejected(fb, 'transposed', 'shared by every row')
+    assert '(2, 3)' not in _said(fb) and '(2,)' not in _said(fb)
+    checks.show_answer('ex13_shapes')
+    assert "'gW': (2, 3)" in capsys.readouterr().out
+
+
+def test_linear_feedback_does_not_print_the_formula():
+    for how in ('gb-not-summed', 'gW-transposed', 'gb-mean', 'gW-without-gy'):
+        fb = checks.ex13_linear(_linear_class(how))
+        assert 'F.sum(gy, axis=0)' not in _said(fb) and 'gy^T x' not in _said(fb), how
+
+
+def test_a_wrong_sign_of_the_first_link_is_blamed_on_it():
+    # 2.2: -1/d**2 written as +1/d**2, the negation done right: g_z has the wrong sign
+    wrong = _chain(g_d=-HAND['g_d'], g_e=-HAND['g_e'], g_u=-HAND['g_u'], g_z=-HAND['g_z'])
+    fb = checks.ex02_dz(wrong)
+    rejected(fb, 'Sign', '1/d')
+    assert 'g_d' in fb.message and 'negation' not in fb.hint
+
+
+def test_precedence_slip_gets_its_own_hint():
+    fb = checks.ex01_central_difference(lambda f, x, h: (f(x + h) - f(x - h)) / 2*h)
+    rejected(fb, 'Precedence')
+    assert '(f(x + h) - f(x - h)) / (2 * h)' not in _said(fb)
+
+
+def test_placeholders_do_not_invite_typing_the_answer():
+    assert 'x.grad.' not in checks.ex01_accumulate(...).message
+    assert "'mul': 0" not in checks.ex05_ranks(...).message
+
+
 def test_every_checker_gives_its_verdict_at_one_place():
     # helpers stop a check by raising; the checker turns that into its one verdict
     assert all(getattr(checker, 'is_checker', False) for checker in checks.ALL.values())

@@ -6,9 +6,19 @@ returns a :class:`Feedback`: correct, wrong (which value is off, and a hint
 aimed at the usual mistake), or "not done yet" while the cell still holds the
 ``...`` placeholder.  A notebook therefore always runs top to bottom.
 
-Checkers that take code meant to run on any device (lessons 11 to 13) try it
-on the CPU and, where the engine has a GPU backend, on the GPU as well, so code
-that only works with NumPy arrays is caught wherever a GPU is there to catch it.
+Checkers that take code meant to run on any device (lessons 11 to 13) try it on
+the CPU and on the GPU: a real one where CuPy has one, else the stand-in of
+:mod:`autograd_lab.testing.fake_gpu`, as strict as CuPy, so code that only works
+with NumPy arrays is caught on every laptop.  Where a backward is written by hand,
+the checker also watches how it gets its answer (:mod:`.hand_backward`).
+
+A wrong answer's feedback names the likely mistake, never the answer itself:
+:func:`show_answer` gives that, on request.
+
+A new exercise's checker: a function in its topic's module, decorated with
+``@_checker`` (:mod:`.feedback`; it turns a ``_wrong``/``_todo`` raised anywhere inside
+into the one verdict, and takes the ``answer`` for :func:`show_answer`), re-exported
+here; a FunctionNode exercise uses :mod:`.hand_backward`.
 
 Under nbgrader (``NBGRADER_EXECUTION`` is ``autograde`` or ``validate``), or
 after ``checks.STRICT = True``, anything but a correct answer raises

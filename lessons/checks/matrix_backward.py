@@ -133,7 +133,8 @@ def ex13_linear(node_class: Any) -> Feedback:
         got = _call(exercise, grads, known=_GRAD_SHAPE_HINTS)
         mistakes = {
             'gx': [],
-            'gW': [(np.ones_like(gy_h).T @ x_h, 'Multiply in gy: gW = gy^T x.')],
+            'gW': [(np.ones_like(gy_h).T @ x_h, 'Multiply in gy: every gradient carries the '
+                    'gradient arriving from above.')],
             'gb': [(gy_h.mean(axis=0), 'Sum over the batch, not the mean: every row adds its '
                     'own contribution to b.')],
         }
