@@ -508,7 +508,7 @@ CASES = [
          ['not u']),
         (lambda: _chain(g_z=-HAND['g_d']), ['Wrong variable', 'g_u']),
         (lambda: _chain(g_u=HAND['e'], g_z=-HAND['e']), ['from above', 'g_e']),
-        (lambda: HAND['g_z'], ['all four'])]),
+        (lambda: HAND['g_z'], ["'g_d': ..."])]),
     ('ex02_input_grads', _neuron_grads, [
         (lambda: _neuron_grads(w0=P['w0'] * HAND['g_z'], x0=P['x0'] * HAND['g_z'],
                                w1=P['w1'] * HAND['g_z'], x1=P['x1'] * HAND['g_z']),

@@ -11,7 +11,7 @@ import numpy as np
 
 
 from .feedback import (
-    _as_array,
+    _numbers,
     _check_named,
     _checker,
     _compare_named,
@@ -103,21 +103,9 @@ def ex02_dz(grads: Any) -> Feedback:
     """
     exercise = 'ex02_dz'
     hand = neuron_by_hand()
-    keys = ', '.join(repr(k) for k in CHAIN)
     if grads is ...:
         _todo(exercise, 'your g_d, g_e, g_u and g_z')
-    if not isinstance(grads, Mapping) or set(map(str, grads)) != set(CHAIN):
-        _wrong(exercise, f'give a dict with exactly the keys {keys}.',
-               "Pass all four: {'g_d': g_d, 'g_e': g_e, 'g_u': g_u, 'g_z': g_z}.")
-    got: dict[str, float] = {}
-    for key, value in grads.items():
-        if value is ...:
-            _todo(exercise, f'a value for {key!r} (and every other ...)')
-        number = _as_array(value)
-        if number is None or number.size != 1:
-            _wrong(exercise, f'{key!r} should be one number, got {value!r}.',
-                   'Each g_ is one number (a float).')
-        got[str(key)] = float(number.reshape(()))
+    got = _numbers(exercise, grads, list(CHAIN), 'Each g_ is one number (a float).')
 
     def close(a: float, b: float) -> bool:
         # rtol 1e-4: values typed from a printout with 5 significant digits pass; the

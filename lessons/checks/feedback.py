@@ -235,20 +235,16 @@ def _compare_named(exercise: str, answer: Any, expected: Mapping[str, float], hi
     return _ok(exercise, 'all right: ' + ', '.join(f'{k} = {got[k]:.6g}' for k in expected))
 
 
-def _check_named(exercise: str, answer: Any, expected: Mapping[str, float], hint: str, *,
-                 mistakes: Iterable[tuple[Mapping[str, float], str]] = (),
-                 rtol: float = 1e-3, atol: float = 1e-6, where: str = '') -> dict[str, float]:
-    """The answer's numbers by key if all are right; else stops the check (a mistake's hint
-    when one matches).  ``where`` names the point the values belong to, if there are
-    several."""
-    keys = ', '.join(repr(k) for k in expected)
-    at = f' (at {where})' if where else ''
-    _remember(exercise, ', '.join(f'{k} = {v:.6g}' for k, v in expected.items()) + at)
+def _numbers(exercise: str, answer: Any, keys: list[str], hint: str, *,
+             at: str = '') -> dict[str, float]:
+    """A dict answer with exactly ``keys`` (compared as text), as one float per key; stops
+    the check if it is unfinished or not such a dict."""
+    listed = ', '.join(repr(k) for k in keys)
     if answer is ...:
-        _todo(exercise, f'a dict with the keys {keys}')
-    if not isinstance(answer, Mapping) or {str(k) for k in answer} != set(expected):
-        _wrong(exercise, f'give a dict with exactly the keys {keys}{at}.',
-               'One entry per name, e.g. {' + f'{next(iter(expected))!r}: 1.0, ...' + '}.')
+        _todo(exercise, f'a dict with the keys {listed}')
+    if not isinstance(answer, Mapping) or {str(k) for k in answer} != set(keys):
+        _wrong(exercise, f'give a dict with exactly the keys {listed}{at}.',
+               'One entry per name: {' + ', '.join(f'{k!r}: ...' for k in keys) + '}.')
     got: dict[str, float] = {}
     for key, value in answer.items():
         if value is ...:
@@ -257,6 +253,18 @@ def _check_named(exercise: str, answer: Any, expected: Mapping[str, float], hint
         if number is None or number.size != 1:
             _wrong(exercise, f'{key!r} should be one number, got {value!r}.', hint)
         got[str(key)] = float(number.reshape(()))
+    return got
+
+
+def _check_named(exercise: str, answer: Any, expected: Mapping[str, float], hint: str, *,
+                 mistakes: Iterable[tuple[Mapping[str, float], str]] = (),
+                 rtol: float = 1e-3, atol: float = 1e-6, where: str = '') -> dict[str, float]:
+    """The answer's numbers by key if all are right; else stops the check (a mistake's hint
+    when one matches).  ``where`` names the point the values belong to, if there are
+    several."""
+    at = f' (at {where})' if where else ''
+    _remember(exercise, ', '.join(f'{k} = {v:.6g}' for k, v in expected.items()) + at)
+    got = _numbers(exercise, answer, [str(k) for k in expected], hint, at=at)
 
     def close(key: str, value: float) -> bool:
         return bool(np.isclose(got[key], value, rtol=rtol, atol=atol))
