@@ -12,6 +12,8 @@ import autograd_lab.functions as F
 from autograd_lab import Variable
 
 from .feedback import (
+    _check_array,
+    _ok,
     _checker,
     _call,
     _compare,
@@ -88,28 +90,37 @@ RNN_XS = np.array([0.5, -1.0, 0.25, 1.0, -0.5, 0.75])
 RNN_TARGETS = np.array([0.2, -0.4, 0.1, 0.5, -0.3, 0.4])
 
 
+#: Where exercise 7.2's train is tried: (w0, k), two, so that no constant passes; each k
+#: divides the six steps (a last, shorter chunk would leave its handling open).
+TRUNCATION_TRIES = ((0.8, 2), (0.5, 3))
+
+
 @_checker
 def ex07_truncated(train: Any) -> Feedback:
-    """train(xs, targets, w0, k) -> accumulated w.grad of truncated BPTT."""
-    result = _call('ex07_truncated', train, RNN_XS, RNN_TARGETS, 0.8, 2)
+    """train(xs, targets, w0, k) -> accumulated w.grad of truncated BPTT, tried at two
+    (w0, k)."""
+    exercise = 'ex07_truncated'
+    for w0, k in TRUNCATION_TRIES:
+        result = _call(exercise, train, RNN_XS, RNN_TARGETS, w0, k)
 
-    def grad(**kw: bool) -> float:
-        return rnn_grad(RNN_XS, RNN_TARGETS, 0.8, 2, **kw)
+        def grad(k: int = k, w0: float = w0, **kw: bool) -> float:
+            return rnn_grad(RNN_XS, RNN_TARGETS, w0, k, **kw)
 
-    return _compare('ex07_truncated', 'w.grad', result, grad(),
-                    'Every k steps: loss.backward(), then loss.unchain_backward(), then start '
-                    'a new loss sum (h keeps its value).',
-                    mistakes=[(grad(cut=False), 'That is the full BPTT gradient: you never '
-                               'cut. Call loss.unchain_backward() after each backward.'),
-                              (grad(keep_h=False), 'h keeps its value across a cut: '
-                               'unchain_backward() drops only its history. Do not restart h '
-                               'at 0.'),
-                              (grad(clear=True), 'That is only the last chunk: do not clear '
-                               'w.grad, let the chunks accumulate.'),
-                              (rnn_grad(RNN_XS, RNN_TARGETS, 0.8, 1), 'That cuts after every '
-                               'step: cut every k steps.'),
-                              (0.0, 'Nothing reached w: call loss.backward() first, then '
-                               'loss.unchain_backward().')])
+        _check_array(exercise, f'w.grad for w0 = {w0}, k = {k}', result, grad(),
+                     'Every k steps: loss.backward(), then loss.unchain_backward(), then start '
+                     'a new loss sum (h keeps its value).',
+                     mistakes=[(grad(cut=False), 'That is the full BPTT gradient: you never '
+                                'cut. Call loss.unchain_backward() after each backward.'),
+                               (grad(keep_h=False), 'h keeps its value across a cut: '
+                                'unchain_backward() drops only its history. Do not restart h '
+                                'at 0.'),
+                               (grad(clear=True), 'That is only the last chunk: do not clear '
+                                'w.grad, let the chunks accumulate.'),
+                               (grad(k=1), 'That cuts after every step: cut every k steps.'),
+                               (0.0, 'Nothing reached w: call loss.backward() first, then '
+                                'loss.unchain_backward().')],
+                     todo='the body of train')
+    return _ok(exercise, 'right, for two starting weights and two chunk lengths.')
 
 
 @_checker

@@ -157,6 +157,17 @@ def _host(value: Any) -> Any:
     return value
 
 
+# The tolerances a checker uses unless it states its own, next to the call, from its
+# arithmetic.  Counts, shapes and other integers are compared exactly (rtol=0, atol=0).
+#: An array or number the engine computed (float32 keeps ~7 digits, and a different but
+#: equal order of operations moves the last ones), or a prediction typed with five
+#: significant digits; every listed slip of these exercises is off by 1% or more.
+VALUE_RTOL, VALUE_ATOL = 1e-4, 1e-5
+#: Numbers a student works out and types into a dict, often from a printout with four
+#: digits; the slips listed with them are off by 10% or more.
+TYPED_RTOL, TYPED_ATOL = 1e-3, 1e-6
+
+
 def _fmt(a: np.ndarray) -> str:
     a = np.asarray(a)
     if a.size and np.all(np.isfinite(a)) and np.all(a == np.round(a)) and np.all(abs(a) < 1e15):
@@ -178,8 +189,8 @@ def _matches(got: np.ndarray, wrong: Any, rtol: float, atol: float) -> bool:
 
 
 def _compare(exercise: str, name: str, value: Any, expected: Any, hint: str, *,
-             mistakes: Iterable[tuple[Any, str]] = (), rtol: float = 1e-4,
-             atol: float = 1e-5, todo: str | None = None) -> Feedback:
+             mistakes: Iterable[tuple[Any, str]] = (), rtol: float = VALUE_RTOL,
+             atol: float = VALUE_ATOL, todo: str | None = None) -> Feedback:
     """Compare an array answer element by element; known wrong answers get their own hint.
     ``todo`` says what replaces the placeholder (by default: a value for ``name``)."""
     _check_array(exercise, name, value, expected, hint, mistakes=mistakes, rtol=rtol, atol=atol,
@@ -188,8 +199,8 @@ def _compare(exercise: str, name: str, value: Any, expected: Any, hint: str, *,
 
 
 def _check_array(exercise: str, name: str, value: Any, expected: Any, hint: str, *,
-                 mistakes: Iterable[tuple[Any, str]] = (), rtol: float = 1e-4,
-                 atol: float = 1e-5, todo: str | None = None) -> None:
+                 mistakes: Iterable[tuple[Any, str]] = (), rtol: float = VALUE_RTOL,
+                 atol: float = VALUE_ATOL, todo: str | None = None) -> None:
     """Stops the check (:func:`_wrong`, :func:`_todo`) on a wrong or missing array answer.
 
     A right answer gets no verdict here, so a checker can go on checking (another
@@ -225,7 +236,7 @@ def _check_array(exercise: str, name: str, value: Any, expected: Any, hint: str,
 
 def _compare_named(exercise: str, answer: Any, expected: Mapping[str, float], hint: str, *,
                    mistakes: Iterable[tuple[Mapping[str, float], str]] = (),
-                   rtol: float = 1e-3, atol: float = 1e-6) -> Feedback:
+                   rtol: float = TYPED_RTOL, atol: float = TYPED_ATOL) -> Feedback:
     """Compare a dict of numbers (keys are compared as text: 0.5 and '0.5' alike).
 
     A mistake is a dict of some of the keys: it matches when all of those values do.
@@ -258,7 +269,8 @@ def _numbers(exercise: str, answer: Any, keys: list[str], hint: str, *,
 
 def _check_named(exercise: str, answer: Any, expected: Mapping[str, float], hint: str, *,
                  mistakes: Iterable[tuple[Mapping[str, float], str]] = (),
-                 rtol: float = 1e-3, atol: float = 1e-6, where: str = '') -> dict[str, float]:
+                 rtol: float = TYPED_RTOL, atol: float = TYPED_ATOL,
+                 where: str = '') -> dict[str, float]:
     """The answer's numbers by key if all are right; else stops the check (a mistake's hint
     when one matches).  ``where`` names the point the values belong to, if there are
     several."""
