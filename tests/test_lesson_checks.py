@@ -1008,6 +1008,13 @@ def test_placeholders_do_not_invite_typing_the_answer():
     assert "'mul': 0" not in checks.ex05_ranks(...).message
 
 
+@pytest.mark.parametrize('name', sorted(checks.ALL))
+def test_every_exercise_has_an_answer_on_request(name, capsys):
+    checks.show_answer(name)
+    printed = capsys.readouterr().out
+    assert printed.startswith(f'{name}: ') and len(printed) > len(name) + 4
+
+
 def test_every_checker_gives_its_verdict_at_one_place():
     # helpers stop a check by raising; the checker turns that into its one verdict
     assert all(getattr(checker, 'is_checker', False) for checker in checks.ALL.values())

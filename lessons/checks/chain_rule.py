@@ -168,7 +168,9 @@ _FRESH_SCORE = ('run the cell that makes the view again (a new view starts a fre
                 'and predict every step')
 
 
-@_checker
+@_checker(answer=lambda: (
+                "with Predict on, type each step's gradients (your 2.2 and 2.3 values) "
+                'in the boxes under "Next" and press Check, for all 8 steps'))
 def ex02_view_predictions(view: Any) -> Feedback:
     """The neuron's whole backward predicted in the graph view's graded predict mode.
 

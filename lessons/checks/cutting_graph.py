@@ -95,7 +95,9 @@ RNN_TARGETS = np.array([0.2, -0.4, 0.1, 0.5, -0.3, 0.4])
 TRUNCATION_TRIES = ((0.8, 2), (0.5, 3))
 
 
-@_checker
+@_checker(answer=lambda: (
+                'every k steps: loss.backward(), loss.unchain_backward(), loss = 0 (h '
+                'keeps its value); at the end return float(w.grad)'))
 def ex07_truncated(train: Any) -> Feedback:
     """train(xs, targets, w0, k) -> accumulated w.grad of truncated BPTT, tried at two
     (w0, k)."""

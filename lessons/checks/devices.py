@@ -32,7 +32,8 @@ GENERIC_LINES = {
 }
 
 
-@_checker
+@_checker(answer=lambda: (
+                "{'A', 'C'}"))
 def ex11_stays_on_gpu(names: Any) -> Feedback:
     """Predicted: which of the lines A-D give a GPU array when ``a`` is a CuPy array."""
     got = _names('ex11_stays_on_gpu', names, "{'A'}")
@@ -59,7 +60,8 @@ def ex11_stays_on_gpu(names: Any) -> Feedback:
     return _wrong('ex11_stays_on_gpu', f'you said {sorted(got)}.', ' '.join(hints))
 
 
-@_checker(gpu=True)
+@_checker(gpu=True, answer=lambda: (
+                'xp = backend.get_array_module(t); return xp.eye(n)[t]'))
 def ex11_one_hot(one_hot: Any) -> Feedback:
     """one_hot(t, n): an array (len(t), n) with 1 at [i, t[i]], on t's device; tried with
     two label vectors whose one-hots differ from those of t + 1, from the identity and
@@ -99,7 +101,8 @@ def ex11_one_hot(one_hot: Any) -> Feedback:
     return _ok(exercise, 'right' + _tried_where() + '.')
 
 
-@_checker(gpu=True)
+@_checker(gpu=True, answer=lambda: (
+                'return backend.CpuDevice().send(v.array)'))
 def ex11_to_numpy(to_numpy: Any) -> Feedback:
     """to_numpy(v) -> a NumPy array with v's values, from a Variable on any device."""
     exercise = 'ex11_to_numpy'

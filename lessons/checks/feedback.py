@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import html
+import io
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NoReturn
@@ -128,13 +129,18 @@ def show_answer(exercise: str) -> None:
     >>> show_answer('ex01_cubic')
     ex01_cubic: x.grad = 3 * x**2 - 3 = [0, -3, 9]
     """
+    checker = getattr(_mode(), 'ALL', {}).get(exercise)
+    if exercise not in _ANSWERS and exercise not in _EXPECTED and checker is not None:
+        # a value checker learns its expected value when it runs: run it on the placeholder
+        with contextlib.suppress(AssertionError), contextlib.redirect_stdout(io.StringIO()):
+            checker(...)
     if exercise in _ANSWERS:
         print(f'{exercise}: {_ANSWERS[exercise]()}')
     elif exercise in _EXPECTED:
         print(f'{exercise}: {_EXPECTED[exercise]}')
     else:
         raise KeyError(f'no answer for {exercise!r}: give a checker\'s name, such as '
-                       "'ex01_cubic', after running its check once")
+                       "'ex01_cubic'")
 
 
 def _as_array(value: Any) -> np.ndarray | None:

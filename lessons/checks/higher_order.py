@@ -24,7 +24,9 @@ from .feedback import (
 )
 
 
-@_checker
+@_checker(answer=lambda: (
+                'None: g1 was computed without a graph, so chainer.grad has nothing to '
+                'differentiate'))
 def ex06_no_double(prediction: Any) -> Feedback:
     """Predicted g2 of g1, = grad([x**3], [x]) (no double backprop), g2, = grad([g1], [x])."""
     if prediction is ...:
@@ -52,7 +54,9 @@ def ex06_no_double(prediction: Any) -> Feedback:
                   'to differentiate, and chainer.grad says so with None.')
 
 
-@_checker
+@_checker(answer=lambda: (
+                '[1 - t**2, -2t(1 - t**2), -2(1 - t**2)(1 - 3t**2)] with t = tanh(0.5), '
+                'each chainer.grad of the one before'))
 def ex06_tanh(derivatives: Any) -> Feedback:
     """[1st, 2nd, 3rd] derivative of tanh at x = 0.5."""
     if derivatives is ...:

@@ -102,7 +102,9 @@ _GRAD_SHAPE_HINTS = [
 ]
 
 
-@_checker(gpu=True)
+@_checker(gpu=True, answer=lambda: (
+                'gx = F.matmul(gy, W); gW = F.matmul(gy, x, transa=True); gb = '
+                'F.sum(gy, axis=0); return gx, gW, gb'))
 def ex13_linear(node_class: Any) -> Feedback:
     """LinearFunction: y = x W^T + b and its backward gx = gy W, gW = gy^T x, gb = sum gy."""
     exercise = 'ex13_linear'
@@ -165,7 +167,9 @@ def _softmax_problem() -> tuple[np.ndarray, np.ndarray]:
     return x, t
 
 
-@_checker(gpu=True)
+@_checker(gpu=True, answer=lambda: (
+                'onehot = xp.eye(x.shape[1], dtype=x.dtype)[t.array]; gx = '
+                '(F.softmax(x) - onehot) * gloss / len(t); return gx, None'))
 def ex13_softmax_ce(node_class: Any) -> Feedback:
     """SoftmaxCrossEntropy: the mean of -log softmax(x)[i, t[i]], and gx = (p - onehot) / N."""
     exercise = 'ex13_softmax_ce'

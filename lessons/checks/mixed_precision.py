@@ -25,7 +25,8 @@ from .feedback import (
 FLOAT16_CANDIDATES = (1e-9, 2e-8, 4e-8, 1e-6)
 
 
-@_checker
+@_checker(answer=lambda: (
+                '{1e-09, 2e-08}: below half the smallest float16 subnormal'))
 def ex10_zero_in_float16(values: Any) -> Feedback:
     """Predicted: which of 1e-9, 2e-8, 4e-8, 1e-6 become exactly 0 in float16."""
     exercise = 'ex10_zero_in_float16'

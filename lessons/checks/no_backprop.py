@@ -21,7 +21,8 @@ from .feedback import (
 )
 
 
-@_checker
+@_checker(answer=lambda: (
+                "{'y1', 'y3', 'y4'}"))
 def ex08_recorded(names: Any) -> Feedback:
     """Predicted: which of y1..y4 in the lesson's snippet have a creator."""
     got = _names('ex08_recorded', names, "{'y1'}")
@@ -53,7 +54,8 @@ def ex08_recorded(names: Any) -> Feedback:
     return _wrong('ex08_recorded', f'you said {sorted(got)}.', ' '.join(hints))
 
 
-@_checker
+@_checker(answer=lambda: (
+                'with chainer.no_backprop_mode(): return model(x)'))
 def ex08_predict(predict: Any) -> Feedback:
     """predict(model, x) -> Variable computed by the model without recording the graph."""
     model = L.Linear(3, 2, initialW=np.arange(6.0).reshape(2, 3) / 10, initial_bias=0.5)

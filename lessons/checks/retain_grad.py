@@ -19,7 +19,8 @@ from .feedback import (
 )
 
 
-@_checker
+@_checker(answer=lambda: (
+                "{'h', 'loss'}: only the leaf x keeps its gradient"))
 def ex03_released(names: Any) -> Feedback:
     """Predicted: which of 'x', 'h', 'loss' have grad None after a plain loss.backward()."""
     got = _names('ex03_released', names, "{'x'}")
