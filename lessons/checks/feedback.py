@@ -113,7 +113,7 @@ def _checker(func: Callable[[Any], Feedback] | None = None, *,
     return wrap if func is None else wrap(func)
 
 
-#: The expected values a value checker compared with last, per exercise: show_answer's
+#: The expected values a value checker compared with first, per exercise: show_answer's
 #: answer where a checker has none of its own.
 _EXPECTED: dict[str, str] = {}
 
