@@ -857,6 +857,15 @@ def test_without_a_gpu_the_reference_passes_on_the_stand_in(name, reference, wro
     assert 'stand-in GPU' in fb.message and 'there is no GPU' not in fb.message
 
 
+def test_a_backward_that_applies_its_own_class_is_rejected():
+    class Softsign(_softsign_class()):
+        def backward(self, target_input_indexes, grad_outputs):
+            x, = self.get_retained_inputs()
+            y, = Softsign().apply((x,))           # its own forward, inside its backward
+            return grad_outputs[0] * (1 - F.absolute(y)) ** 2,   # (1 - |y|)^2 is the slope
+    rejected(checks.ex12_backward(Softsign), 'Applying Softsign inside its own backward')
+
+
 def test_backward_is_checked_at_negative_points():
     # a backward that drops |x| is right for x > 0: the checker must try x < 0 too
     only_positive = _softsign_class(backward_abs=False)
