@@ -77,7 +77,8 @@ def _(mo):
 
 @app.cell
 def _(y):
-    y.creator, y.creator.inputs
+    print('y was made by:          ', y.creator.label)
+    print('its input was made by:  ', y.creator.inputs[0].creator.label)
     return
 
 
