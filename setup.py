@@ -24,7 +24,8 @@ setup(
     packages=[
         *find_packages(include=['autograd_lab', 'autograd_lab.*']),  # the engine
         *find_packages('widgets', include=['autograd_lab_widget*']),  # the graph widget
-        'autograd_lab_lessons',  # lessons/: the checkers, the notebooks, the command
+        'autograd_lab_lessons',  # lessons/: the notebooks, the command
+        'autograd_lab_lessons.checks',  # lessons/checks/: the exercise checkers
     ],
     package_dir={'autograd_lab_widget': 'widgets/autograd_lab_widget',
                  'autograd_lab_lessons': 'lessons'},

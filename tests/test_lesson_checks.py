@@ -1,6 +1,6 @@
 """The lesson exercise checkers and the committed lesson notebooks.
 
-The checkers are ``autograd_lab_lessons.checks`` (the file lessons/checks.py: the folder
+The checkers are ``autograd_lab_lessons.checks`` (the folder lessons/checks/: the folder
 lessons/ is installed as the package autograd_lab_lessons), which every lesson imports.
 
 Every checker must accept the reference answer (the same code as in lessons/solutions/),
@@ -17,6 +17,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import os
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -711,19 +713,31 @@ def test_strict_mode_passes_correct_answers(monkeypatch):
         checks.ex01_accumulate(np.array([8.0]))
 
 
-def test_nbgrader_environment_turns_strict_on(monkeypatch, capsys):
-    monkeypatch.setenv('NBGRADER_EXECUTION', 'autograde')
-    fresh = _load('fresh_checks', Path(checks.__file__))
-    assert fresh.STRICT is True and fresh.GRADING is True
+_IMPORTED_UNDER = """
+import pytest
+from autograd_lab_lessons import checks
+print(checks.STRICT, checks.GRADING)
+if checks.GRADING:
     with pytest.raises(AssertionError, match='not done yet'):
-        fresh.ex01_accumulate(...)
+        checks.ex01_accumulate(...)
+    assert checks.ex01_accumulate([16.0]) is None
+"""
+
+
+@pytest.mark.parametrize(('value', 'grading'), [('autograde', True), ('validate', True),
+                                                 ('', False)])
+def test_nbgrader_environment_turns_strict_on(value, grading):
+    # a fresh interpreter, as nbgrader's kernel: the package reads NBGRADER_EXECUTION on import.
     # nbgrader takes a graded cell's result as a partial score: a correct answer prints
     # its verdict and returns nothing, so the cell earns all its points
-    assert fresh.ex01_accumulate([16.0]) is None
-    assert 'is right' in capsys.readouterr().out
-    monkeypatch.delenv('NBGRADER_EXECUTION')
-    fresh = _load('fresh_checks', Path(checks.__file__))
-    assert fresh.STRICT is False and fresh.GRADING is False
+    env = {**os.environ, 'NBGRADER_EXECUTION': value}
+    done = subprocess.run([sys.executable, '-c', _IMPORTED_UNDER], env=env, check=False,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f'{grading} {grading}'
+    if grading:
+        assert 'is right' in lines[1]
 
 
 def test_a_checker_that_tries_several_inputs_prints_one_verdict_while_grading(monkeypatch,

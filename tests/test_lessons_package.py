@@ -47,7 +47,7 @@ def run_notebook(path: Path, timeout: float = 300) -> nbformat.NotebookNode:
 
 def test_the_package_is_the_lessons_folder():
     assert Path(autograd_lab_lessons.__file__).parent == REPO / 'lessons'
-    assert Path(checks.__file__) == REPO / 'lessons' / 'checks.py'
+    assert Path(checks.__file__) == REPO / 'lessons' / 'checks' / '__init__.py'
     names = [nb.name for nb in autograd_lab_lessons.lessons()]
     assert names == sorted(p.name for p in (REPO / 'lessons').glob('[0-9][0-9]_*.ipynb'))
     assert names[0] == FIRST_LESSON and len(names) == 13

@@ -95,7 +95,8 @@ def test_wheel_holds_engine_widget_and_lessons(dist):
     for name in LESSONS:
         assert f'autograd_lab_lessons/{name}' in names
         assert f'autograd_lab_lessons/solutions/{name}' in names
-    for name in ('__init__.py', 'checks.py', 'cli.py', 'README.md', 'INSTRUCTORS.md'):
+    for name in ('__init__.py', 'checks/__init__.py', 'checks/feedback.py', 'cli.py', 'README.md',
+                 'INSTRUCTORS.md'):
         assert f'autograd_lab_lessons/{name}' in names
     # clone-only: the builder and its sources; no tests, no JS sources
     assert not [n for n in names if 'build_notebooks' in n or '/source/' in n
@@ -109,7 +110,7 @@ def test_wheel_holds_engine_widget_and_lessons(dist):
 def test_sdist_rebuilds_the_same_package(dist):
     with tarfile.open(dist['sdist']) as t:
         names = {n.split('/', 1)[1] for n in t.getnames() if '/' in n}
-    for name in ('setup.py', 'pyproject.toml', 'README.md', 'lessons/checks.py',
+    for name in ('setup.py', 'pyproject.toml', 'README.md', 'lessons/checks/__init__.py',
                  *(f'lessons/{lesson}' for lesson in LESSONS),
                  *(f'lessons/solutions/{lesson}' for lesson in LESSONS),
                  'widgets/autograd_lab_widget/static/graph_view.js'):
@@ -320,5 +321,5 @@ def test_start_script_sets_up_a_clone(tmp_path):
     python = clone / '.venv' / 'bin' / 'python'
     found = run([python, '-c', 'import autograd_lab_lessons.checks as c, jupyterlab, '
                                'autograd_lab_widget; print(c.__file__)'], cwd=tmp_path)
-    assert Path(found.stdout.strip()) == clone / 'lessons' / 'checks.py'  # editable: the clone's
+    assert Path(found.stdout.strip()) == clone / 'lessons' / 'checks' / '__init__.py'  # the clone's
     assert (clone / '.venv' / 'bin' / 'autograd-lab').exists()

@@ -1,0 +1,121 @@
+"""Lesson 11, devices: device-generic code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from autograd_lab import Variable
+
+from .feedback import (
+    _as_array,
+    _call,
+    _check_array,
+    _devices,
+    _names,
+    _ok,
+    _same_device,
+    _tried_where,
+    _where,
+    _wrong,
+    Feedback,
+)
+
+
+GENERIC_LINES = {
+    'A': 'np.exp(a)',
+    'B': 'a + np.ones(a.shape)',
+    'C': 'a + xp.ones(a.shape)',
+    'D': 'np.asarray(a) * 2',
+}
+
+
+def ex11_stays_on_gpu(names: Any) -> Feedback:
+    """Predicted: which of the lines A-D give a GPU array when ``a`` is a CuPy array."""
+    got = _names('ex11_stays_on_gpu', names, "{'A'}")
+    if isinstance(got, Feedback) or got is None:
+        return got
+    if not got <= set(GENERIC_LINES):
+        return _wrong('ex11_stays_on_gpu', f'pick among {sorted(GENERIC_LINES)}.',
+                      'Give the letters of the lines.')
+    want = {'A', 'C'}
+    if got == want:
+        return _ok('ex11_stays_on_gpu', 'right: NumPy functions hand CuPy arrays on to CuPy, '
+                   'but arrays made by np.* live on the CPU, and CuPy never mixes or converts '
+                   'silently.')
+    hints = []
+    if 'A' not in got:
+        hints.append('A: NumPy functions applied to a CuPy array are handed on to CuPy (it '
+                     'implements NumPy\'s dispatch protocols), so np.exp(a) stays on the GPU.')
+    if 'B' in got:
+        hints.append('B: np.ones makes a new array on the CPU, and CuPy refuses to add a CPU '
+                     'array to a GPU one (TypeError): make new arrays with xp.')
+    if 'C' not in got:
+        hints.append('C: xp is cupy here, so xp.ones makes its array on the GPU too.')
+    if 'D' in got:
+        hints.append('D: np.asarray would copy the data to the CPU, and CuPy refuses '
+                     'implicit copies (TypeError); a copy must be asked for by name.')
+    return _wrong('ex11_stays_on_gpu', f'you said {sorted(got)}.', ' '.join(hints))
+
+
+def ex11_one_hot(one_hot: Any) -> Feedback:
+    """one_hot(t, n): an array (len(t), n) with 1 at [i, t[i]], on t's device."""
+    exercise = 'ex11_one_hot'
+    t_host = np.array([2, 0, 1, 2], dtype=np.int32)
+    want = np.eye(3)[t_host]
+    for device in _devices():
+        t = device.send(t_host)
+        result, failure = _call(exercise, one_hot, t, 3)
+        if failure is not None:
+            return failure
+        if isinstance(result, Variable):
+            return _wrong(exercise, 'you returned a Variable.', 'Return the array itself.')
+        if not _same_device(result, t):
+            return _wrong(exercise, f'{_where(device)} your function returned a '
+                          f'{type(result).__module__}.{type(result).__name__}, not an array '
+                          'on the same device as t.',
+                          'Make the new array with xp = backend.get_array_module(t), e.g. '
+                          'xp.eye(n)[t]: np.eye makes a CPU array whatever t is.')
+        got = _as_array(result)
+        if got is not None and got.shape == want.T.shape and np.allclose(got, want.T):
+            return _wrong(exercise, f'the result has shape {got.shape}, expected {want.shape}.',
+                          'One row per label, one column per class: shape (len(t), n).')
+        failed = _check_array(exercise, f'one_hot(t, 3) {_where(device)}', result, want,
+                      'Row i holds a 1 in column t[i] and 0 elsewhere: xp.eye(n)[t].',
+                      mistakes=[(np.eye(3)[(t_host + 1) % 3], 'Classes count from 0: label t '
+                                 'goes in column t, not t + 1.')])
+        if failed is not None:
+            return failed
+    return _ok(exercise, 'right' + _tried_where() + '.')
+
+
+def ex11_to_numpy(to_numpy: Any) -> Feedback:
+    """to_numpy(v) -> a NumPy array with v's values, from a Variable on any device."""
+    exercise = 'ex11_to_numpy'
+    host = np.array([1.0, 2.0, 3.0], np.float32)
+    for device in _devices():
+        v = Variable(device.send(host))
+        result, failure = _call(exercise, to_numpy, v, known=[
+            (AttributeError, 'get', '.get() exists only on CuPy arrays; '
+             'backend.CpuDevice().send(v.array) works for both.')])
+        if failure is not None:
+            return failure
+        if isinstance(result, Variable):
+            return _wrong(exercise, 'you returned a Variable.',
+                          'Return its array, copied to the CPU: '
+                          'backend.CpuDevice().send(v.array).')
+        if str(v.device) != str(device):
+            return _wrong(exercise, f'{_where(device)} your function moved v to {v.device}.',
+                          'Leave v where it is: copy its array instead of moving the '
+                          'Variable (to_device moves it in place).')
+        if type(result) is not np.ndarray:
+            return _wrong(exercise, f'{_where(device)} you returned '
+                          f'{type(result).__module__}.{type(result).__name__}.',
+                          'On a GPU, v.array is a CuPy array: copy it to the CPU with '
+                          'backend.CpuDevice().send(v.array).')
+        failed = _check_array(exercise, 'to_numpy(v)', result, host,
+                              'Keep the values as they are; only the device changes.')
+        if failed is not None:
+            return failed
+    return _ok(exercise, 'right' + _tried_where() + '.')

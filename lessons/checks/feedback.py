@@ -1,0 +1,289 @@
+"""What every checker shares: the verdict (Feedback), comparing answers, running learner code."""
+
+from __future__ import annotations
+
+import html
+import sys
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+import autograd_lab as chainer
+from autograd_lab import Variable, backend
+
+_ICONS = {'correct': '\u2705', 'wrong': '\u274c', 'todo': '\u270f\ufe0f'}
+_COLOURS = {'correct': '#1b7f3b', 'wrong': '#b3261e', 'todo': '#6b5d00'}
+
+
+class Feedback:
+    """The verdict on one answer; shown as a coloured box in Jupyter, as text elsewhere."""
+
+    def __init__(self, exercise: str, status: str, message: str, hint: str = '') -> None:
+        self.exercise = exercise
+        self.status = status      # 'correct' | 'wrong' | 'todo'
+        self.message = message
+        self.hint = hint
+
+    def __bool__(self) -> bool:
+        return self.status == 'correct'
+
+    def __repr__(self) -> str:
+        text = f'{_ICONS[self.status]} [{self.exercise}] {self.message}'
+        return f'{text}\n   Hint: {self.hint}' if self.hint else text
+
+    def _repr_html_(self) -> str:
+        # Answers are learner text: escape everything that goes into markup.
+        colour = _COLOURS[self.status]
+        hint = (f'<div style="margin-top:4px"><b>Hint:</b> {html.escape(self.hint)}</div>'
+                if self.hint else '')
+        return (f'<div style="border-left:4px solid {colour};padding:6px 10px;margin:4px 0">'
+                f'{_ICONS[self.status]} <b>{html.escape(self.exercise)}</b>: '
+                f'{html.escape(self.message)}{hint}</div>')
+
+
+def _mode() -> Any:
+    """The package ``checks`` itself: ``STRICT`` and ``GRADING`` are its attributes, which a
+    notebook (``checks.STRICT = True``) and the tests set, so they are read there at each
+    verdict."""
+    return sys.modules[__package__]
+
+
+def _verdict(exercise: str, status: str, message: str, hint: str = '') -> Feedback:
+    fb = Feedback(exercise, status, message, hint)
+    mode = _mode()
+    if mode.STRICT and status != 'correct':
+        raise AssertionError(repr(fb))
+    if mode.GRADING:
+        # nbgrader reads a graded cell's result as a partial score: print the verdict
+        # instead, so a correct answer gets the cell's full points.
+        print(repr(fb))
+        return None  # type: ignore[return-value]
+    return fb
+
+
+def _todo(exercise: str, what: str) -> Feedback:
+    return _verdict(exercise, 'todo', f'not done yet: replace the ... with {what}.')
+
+
+def _ok(exercise: str, message: str = 'correct!') -> Feedback:
+    return _verdict(exercise, 'correct', message)
+
+
+def _wrong(exercise: str, message: str, hint: str) -> Feedback:
+    return _verdict(exercise, 'wrong', message, hint)
+
+
+def _as_array(value: Any) -> np.ndarray | None:
+    """A float64 NumPy copy of a number, list, array or Variable (on any device); None if
+    it is not numeric."""
+    if isinstance(value, Variable):
+        value = value.array
+    elif isinstance(value, (list, tuple)):  # e.g. [g1, g2, g3] of Variables
+        value = [_host(v.array if isinstance(v, Variable) else v) for v in value]
+    try:
+        return np.asarray(_host(value), dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+
+
+def _host(value: Any) -> Any:
+    """``value`` as a NumPy array if it is an array on a GPU; anything else as it is."""
+    if backend.is_array(value) and type(value) is not np.ndarray:
+        return backend.CpuDevice().send(value)
+    return value
+
+
+def _fmt(a: np.ndarray) -> str:
+    a = np.asarray(a)
+    if a.size and np.all(np.isfinite(a)) and np.all(a == np.round(a)) and np.all(abs(a) < 1e15):
+        a = a.astype(np.int64)  # 2410, not 2410.
+    return np.array2string(a, precision=4, separator=', ')
+
+
+def _close(got: np.ndarray, want: Any, rtol: float, atol: float) -> bool:
+    want = np.asarray(want, dtype=np.float64)
+    return got.shape == want.shape and bool(np.allclose(got, want, rtol=rtol, atol=atol))
+
+
+def _matches(got: np.ndarray, wrong: Any, rtol: float, atol: float) -> bool:
+    """Whether ``got`` is the wrong answer ``wrong`` ([8.] and 8.0 alike)."""
+    wrong = np.asarray(wrong, dtype=np.float64)
+    if got.size == wrong.size:
+        got = got.reshape(wrong.shape)
+    return _close(got, wrong, rtol, atol)
+
+
+def _compare(exercise: str, name: str, value: Any, expected: Any, hint: str, *,
+             mistakes: Iterable[tuple[Any, str]] = (), rtol: float = 1e-4,
+             atol: float = 1e-5) -> Feedback:
+    """Compare an array answer element by element; known wrong answers get their own hint."""
+    failed = _check_array(exercise, name, value, expected, hint, mistakes=mistakes,
+                          rtol=rtol, atol=atol)
+    if failed is not None:
+        return failed
+    return _ok(exercise, f'{name} = {_fmt(_as_array(value))} is right.')
+
+
+def _check_array(exercise: str, name: str, value: Any, expected: Any, hint: str, *,
+                 mistakes: Iterable[tuple[Any, str]] = (), rtol: float = 1e-4,
+                 atol: float = 1e-5) -> Feedback | None:
+    """The feedback on a wrong (or missing) array answer; None when it is right.
+
+    A right answer gets no verdict here, so a checker can go on checking (another
+    input, another device) before it says "correct".
+    """
+    if value is ...:
+        return _todo(exercise, name)
+    if value is None:
+        return _wrong(exercise, f'{name} is None.', hint)
+    got = _as_array(value)
+    if got is None:
+        return _wrong(exercise, f'{name} should be a number or an array, got '
+                      f'{type(value).__name__}.', hint)
+    want = np.asarray(expected, dtype=np.float64)
+    if got.size == want.size and got.shape != want.shape:
+        got = got.reshape(want.shape)  # [8.] and 8.0 mean the same answer here
+    if _close(got, want, rtol, atol):
+        return None
+    for wrong_value, mistake_hint in mistakes:
+        if _matches(got, wrong_value, rtol, atol):
+            return _wrong(exercise, f'{name} = {_fmt(got)} is not right.', mistake_hint)
+    if got.shape != want.shape:
+        return _wrong(exercise, f'{name} has shape {got.shape}, expected shape {want.shape}.',
+                      hint)
+    bad = np.argwhere(~np.isclose(got, want, rtol=rtol, atol=atol))
+    where = ', '.join(f'{name}{_index(i) if got.ndim else ""}: got {got[tuple(i)]:.5g}, '
+                      f'expected {want[tuple(i)]:.5g}' for i in bad[:3])
+    more = f' (and {len(bad) - 3} more)' if len(bad) > 3 else ''
+    return _wrong(exercise, f'wrong value(s): {where}{more}.', hint)
+
+
+def _compare_named(exercise: str, answer: Any, expected: Mapping[str, float], hint: str, *,
+                   mistakes: Iterable[tuple[Mapping[str, float], str]] = (),
+                   rtol: float = 1e-3, atol: float = 1e-6) -> Feedback:
+    """Compare a dict of numbers (keys are compared as text: 0.5 and '0.5' alike).
+
+    A mistake is a dict of some of the keys: it matches when all of those values do.
+    """
+    keys = ', '.join(repr(k) for k in expected)
+    if answer is ...:
+        return _todo(exercise, f'a dict with the keys {keys}')
+    if not isinstance(answer, Mapping) or {str(k) for k in answer} != set(expected):
+        return _wrong(exercise, f'give a dict with exactly the keys {keys}.',
+                      'One entry per name, e.g. {' + f'{next(iter(expected))!r}: 1.0, ...' + '}.')
+    got: dict[str, float] = {}
+    for key, value in answer.items():
+        if value is ...:
+            return _todo(exercise, f'a value for {key!r} (and every other ...)')
+        number = _as_array(value)
+        if number is None or number.size != 1:
+            return _wrong(exercise, f'{key!r} should be one number, got {value!r}.', hint)
+        got[str(key)] = float(number.reshape(()))
+
+    def close(key: str, want: float) -> bool:
+        return bool(np.isclose(got[key], want, rtol=rtol, atol=atol))
+
+    if all(close(k, v) for k, v in expected.items()):
+        return _ok(exercise, 'all right: ' + ', '.join(f'{k} = {got[k]:.6g}' for k in expected))
+    for partial, mistake_hint in mistakes:
+        if all(close(str(k), v) for k, v in partial.items()):
+            bad = [k for k in expected if not close(k, expected[k])]
+            return _wrong(exercise, f'not right: {", ".join(bad)}.', mistake_hint)
+    bad = [f'{k}: got {got[k]:.5g}, expected {v:.5g}' for k, v in expected.items()
+           if not close(k, v)]
+    return _wrong(exercise, 'wrong value(s): ' + '; '.join(bad) + '.', hint)
+
+
+def _index(i: Iterable[int]) -> str:
+    return '[' + ', '.join(str(int(k)) for k in i) + ']'
+
+
+def _call(exercise: str, func: Any, *args: Any,
+          known: Iterable[tuple[type, str, str]] = ()) -> tuple[Any, Feedback | None]:
+    """Run learner code; an exception becomes feedback instead of a crash.
+
+    ``known`` lists failures with a hint of their own: (exception type, text in its
+    message, hint).
+    """
+    if func is ...:
+        return None, _todo(exercise, 'your function')
+    if not callable(func):
+        return None, _wrong(exercise, f'expected a function, got {type(func).__name__}.',
+                            'Define it with def ...(...): and pass the function itself.')
+    try:
+        result = func(*args)
+    except Exception as error:  # learner code: report any failure as feedback
+        hint = next((h for kind, text, h in known
+                     if isinstance(error, kind) and text in str(error)),
+                    'Run it on a small input in a cell of its own to see where.')
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ''
+        return None, _wrong(exercise, f'your code raised {type(error).__name__}: {first}',
+                            hint)
+    if result is ...:
+        return None, _todo(exercise, 'the body of your function')
+    return result, None
+
+
+class _seeded:
+    """NumPy's global random state fixed inside (gradient_check draws from it), and the
+    learner's own state given back afterwards."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
+    def __enter__(self) -> None:
+        self.saved = np.random.get_state()
+        np.random.seed(self.seed)
+
+    def __exit__(self, *exc: object) -> None:
+        np.random.set_state(self.saved)
+
+
+def _names(exercise: str, names: Any, example: str) -> set[str] | Feedback:
+    """A learner's set of names as a set of strings, or the feedback that it is not one."""
+    if names is ...:
+        return _todo(exercise, f'a set of names, e.g. {example}')
+    if isinstance(names, str):
+        names = {names}
+    try:
+        return {str(n) for n in names}
+    except TypeError:
+        return _wrong(exercise, f'give a set of names such as {example}.',
+                      'Write the names as strings inside { }.')
+
+
+# ---- devices: where device-generic code is tried ----------------------------------------
+
+def _devices() -> list[Any]:
+    """The CPU, and the first GPU when the engine has a GPU backend (CuPy, or in the
+    project's tests a stand-in)."""
+    found = [backend.CpuDevice()]
+    if backend.cuda_available():
+        found.append(chainer.get_device('@cupy:0'))
+    return found
+
+
+def _on_gpu(device: Any) -> bool:
+    return not isinstance(device, backend.CpuDevice)
+
+
+def _where(device: Any) -> str:
+    return f'on the GPU ({device})' if _on_gpu(device) else 'on the CPU'
+
+
+def _tried_where() -> str:
+    if len(_devices()) > 1:
+        return ' (tried on the CPU and on the GPU)'
+    return (' (tried on the CPU: there is no GPU here; on a machine with one, the checker '
+            'tries the GPU too)')
+
+
+def _same_device(result: Any, like: Any) -> bool:
+    """Whether ``result`` is an array of the same kind (NumPy or GPU) as ``like``."""
+    result = result.array if isinstance(result, Variable) else result
+    like = like.array if isinstance(like, Variable) else like
+    return backend.is_array(result) and (
+        backend.get_array_module(result) is backend.get_array_module(like))
+
+

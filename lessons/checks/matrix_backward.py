@@ -1,0 +1,250 @@
+"""Lesson 13, a matrix backward: shapes, linear, softmax cross entropy, counting."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from autograd_lab import Variable, backend
+
+from .function_node import _NOT_A_TUPLE, _gradient_checks, _is_node_class
+from .feedback import (
+    _as_array,
+    _call,
+    _check_array,
+    _compare_named,
+    _devices,
+    _ok,
+    _todo,
+    _tried_where,
+    _where,
+    _wrong,
+    Feedback,
+)
+
+
+#: The shapes of lesson 13: a batch of N rows, n_in features in, n_out out.
+LINEAR_SHAPES = {'N': 4, 'n_in': 3, 'n_out': 2}
+
+
+def ex13_shapes(shapes: Any) -> Feedback:
+    """Predicted shapes of gx, gW, gb for y = x W^T + b, x (4, 3), W (2, 3), b (2,)."""
+    exercise = 'ex13_shapes'
+    n, n_in, n_out = LINEAR_SHAPES['N'], LINEAR_SHAPES['n_in'], LINEAR_SHAPES['n_out']
+    want = {'gx': (n, n_in), 'gW': (n_out, n_in), 'gb': (n_out,)}
+    if shapes is ...:
+        return _todo(exercise, "a dict {'gx': (..), 'gW': (..), 'gb': (..)}")
+    if not isinstance(shapes, Mapping) or set(shapes) != set(want):
+        return _wrong(exercise, "give a dict with the keys 'gx', 'gW' and 'gb'.",
+                      'One shape (a tuple) per gradient.')
+    if any(v is ... for v in shapes.values()):
+        return _todo(exercise, 'every shape')
+    try:
+        got = {k: tuple(int(d) for d in (v if isinstance(v, Iterable) else (v,)))
+               for k, v in shapes.items()}
+    except (TypeError, ValueError):
+        return _wrong(exercise, 'each shape should be a tuple of numbers, like (4, 3).',
+                      'Write shapes as tuples: (n_out,) for a vector.')
+    if got == want:
+        return _ok(exercise, 'right: every gradient has the shape of what it is the gradient '
+                   'of.')
+    if got['gW'] == (n_in, n_out):
+        hint = ('W has shape (n_out, n_in) = (2, 3), and a gradient has the shape of its '
+                'variable: gW = gy^T x is (2, 4) @ (4, 3).')
+    elif got['gb'] == (n, n_out):
+        hint = ('b is one vector shared by every row of the batch: its gradient sums the rows '
+                'of gy, shape (n_out,).')
+    elif got['gx'] == (n, n_out):
+        hint = 'That is the shape of gy; gx has the shape of x, (N, n_in).'
+    else:
+        hint = 'A gradient always has the shape of its variable.'
+    bad = [f'{k}: got {got[k]}, expected {v}' for k, v in want.items() if got[k] != v]
+    return _wrong(exercise, '; '.join(bad) + '.', hint)
+
+
+def _linear_problem() -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(1)
+    n, n_in, n_out = LINEAR_SHAPES['N'], LINEAR_SHAPES['n_in'], LINEAR_SHAPES['n_out']
+    x = rng.normal(size=(n, n_in))          # values of both signs
+    w = rng.normal(size=(n_out, n_in))
+    b = rng.normal(size=n_out)
+    gy = rng.normal(size=(n, n_out))
+    return x, w, b, gy
+
+
+_GRAD_SHAPE_HINTS = [
+    (ValueError, 'input 0 has shape', 'gx has the shape of x, (N, n_in): gx = gy W.'),
+    (ValueError, 'input 1 has shape', 'gW has the shape of W, (n_out, n_in): gW = gy^T x.'),
+    (ValueError, 'input 2 has shape', 'gb has the shape of b, (n_out,): sum gy over the '
+     'batch axis, F.sum(gy, axis=0).'),
+]
+
+
+def _backward_is_stub(node_class: type, inputs: tuple, grad_outputs: tuple,
+                      targets: tuple[int, ...]) -> bool:
+    """Whether the class's backward still returns the ``...`` placeholder."""
+    try:
+        node = node_class()
+        node.apply(inputs)
+        return node.backward(targets, tuple(Variable(g) for g in grad_outputs)) is ...
+    except Exception:  # learner code: a failure is reported by the real checks
+        return False
+
+
+def ex13_linear(node_class: Any) -> Feedback:
+    """LinearFunction: y = x W^T + b and its backward gx = gy W, gW = gy^T x, gb = sum gy."""
+    exercise = 'ex13_linear'
+    failed = _is_node_class(exercise, node_class, 'LinearFunction')
+    if failed is not None:
+        return failed
+    x_h, w_h, b_h, gy_h = _linear_problem()
+    want = {'gx': gy_h @ w_h, 'gW': gy_h.T @ x_h, 'gb': gy_h.sum(axis=0)}
+    for device in _devices():
+        x, w, b, gy = (device.send(a) for a in (x_h, w_h, b_h, gy_h))
+
+        def f(*args: Any) -> Any:
+            y = node_class().apply(args)
+            return y[0] if isinstance(y, tuple) else y
+
+        result, failure = _call(exercise, f, x, w, b, known=[_NOT_A_TUPLE])
+        if failure is not None:
+            return failure
+        if _backward_is_stub(node_class, (x, w, b), (gy,), (0, 1, 2)):
+            return _todo(exercise, 'the gradients in backward')
+        failed = _check_array(exercise, f'y {_where(device)}', result, x_h @ w_h.T + b_h,
+                              'forward returns (x @ W.T + b,): W has shape (n_out, n_in).')
+        if failed is not None:
+            return failed
+
+        def grads(x: Any = x, w: Any = w, b: Any = b, gy: Any = gy) -> dict[str, Any]:
+            xv, wv, bv = Variable(x), Variable(w), Variable(b)
+            y = f(xv, wv, bv)
+            y.grad = gy
+            y.backward()
+            return {'gx': xv.grad, 'gW': wv.grad, 'gb': bv.grad}
+
+        got, failure = _call(exercise, grads, known=_GRAD_SHAPE_HINTS)
+        if failure is not None:
+            return failure
+        mistakes = {
+            'gx': [],
+            'gW': [(np.ones_like(gy_h).T @ x_h, 'Multiply in gy: gW = gy^T x.')],
+            'gb': [(gy_h.mean(axis=0), 'Sum over the batch, not the mean: every row adds its '
+                    'own contribution to b.')],
+        }
+        for name, value in want.items():
+            failed = _check_array(exercise, f'{name} {_where(device)}', got[name], value,
+                                  {'gx': 'gx = gy W', 'gW': 'gW = gy^T x',
+                                   'gb': 'gb = sum of gy over the batch axis'}[name] + '.',
+                                  mistakes=mistakes[name])
+            if failed is not None:
+                return failed
+        failed = _gradient_checks(exercise, f, (x, w, b), gy, None,
+                                  'Build each gradient from the grad_outputs Variable gy and '
+                                  'the retained inputs, with F.matmul and F.sum.')
+        if failed is not None:
+            return failed
+    return _ok(exercise, 'forward, the three gradients and check_backward are right, at '
+               'negative and positive values' + _tried_where() + '.')
+
+
+def _softmax_problem() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(4, 3)) * 2
+    t = np.array([0, 2, 1, 2], dtype=np.int32)
+    return x, t
+
+
+def ex13_softmax_ce(node_class: Any) -> Feedback:
+    """SoftmaxCrossEntropy: the mean of -log softmax(x)[i, t[i]], and gx = (p - onehot) / N."""
+    exercise = 'ex13_softmax_ce'
+    failed = _is_node_class(exercise, node_class, 'SoftmaxCrossEntropy')
+    if failed is not None:
+        return failed
+    x_h, t_h = _softmax_problem()
+    n = len(t_h)
+    p_h = np.exp(x_h - x_h.max(axis=1, keepdims=True))
+    p_h /= p_h.sum(axis=1, keepdims=True)
+    onehot = np.eye(x_h.shape[1])[t_h]
+    g_loss = 0.7  # not 1, so that a backward which ignores grad_outputs is caught
+    want_gx = g_loss * (p_h - onehot) / n
+    for device in _devices():
+        x, t = device.send(x_h), device.send(t_h)
+
+        def loss_of(v: Any, t: Any = t) -> Any:
+            y = node_class().apply((v, t))
+            return y[0] if isinstance(y, tuple) else y
+
+        result, failure = _call(exercise, loss_of, x, known=[_NOT_A_TUPLE])
+        if failure is not None:
+            return failure
+        if _backward_is_stub(node_class, (x, t), (device.send(np.array(g_loss)),), (0,)):
+            return _todo(exercise, 'the gradient in backward')
+        failed = _check_array(exercise, f'loss {_where(device)}', result,
+                              -np.log(p_h[np.arange(n), t_h]).mean(),
+                              'loss = the mean over the batch of -log p[i, t[i]], with p = '
+                              'softmax(x) row by row.')
+        if failed is not None:
+            return failed
+        big, failure = _call(exercise, loss_of, x + 1000)
+        if failure is not None:
+            return failure
+        big_value = _as_array(big)
+        if big_value is None or not np.all(np.isfinite(big_value)):
+            return _wrong(exercise, f'with logits near 1000 the loss is {big_value}.',
+                          'exp(1000) overflows: subtract the largest logit of each row before '
+                          'exp (softmax does not change).')
+
+        def gx_of(x: Any = x) -> Any:
+            xv = Variable(x)
+            loss = loss_of(xv)
+            loss.grad = backend.get_array_module(x).asarray(g_loss, dtype=x.dtype)
+            loss.backward()
+            return xv.grad
+
+        got, failure = _call(exercise, gx_of, known=[
+            (TypeError, 'mixed', 'The one-hot must be on the same device as x: make it with '
+             'xp = backend.get_array_module(...) (lesson 11), not np.')])
+        if failure is not None:
+            return failure
+        failed = _check_array(
+            exercise, f'gx {_where(device)}', got, want_gx,
+            'gx = (softmax(x) - onehot(t)) / N, times the incoming gradient gy.',
+            mistakes=[(want_gx * n, 'The loss is a mean over the N rows: divide by N.'),
+                      (-want_gx, 'The sign is p - onehot: raising the right class\'s logit '
+                       'lowers the loss.'),
+                      (want_gx / g_loss, 'Multiply by the incoming gradient gy (grad_outputs): '
+                       'the loss may itself be used further on.')])
+        if failed is not None:
+            return failed
+        failed = _gradient_checks(exercise, loss_of, x, device.send(np.array(g_loss)), None,
+                                  'gx = (p - onehot) / N * gy, built from Variables.')
+        if failed is not None:
+            return failed
+    return _ok(exercise, 'loss, gradient and check_backward are right' + _tried_where() + '.')
+
+
+#: Lesson 13's operation count: D layers of m x m Jacobians and a scalar at the end.
+COUNT = {'m': 100, 'D': 3}
+
+
+def ex13_count(counts: Any) -> Feedback:
+    """Predicted multiply-adds for dL/dx through D m-by-m layers: reverse and forward mode."""
+    m, depth = COUNT['m'], COUNT['D']
+    reverse = depth * m * m               # D vector-matrix products, from the 1 x m row
+    forward = depth * m * m * m + m * m   # m directions, each pushed through D layers
+    return _compare_named(
+        'ex13_count', counts, {'reverse': reverse, 'forward': forward},
+        'Reverse mode: one row vector pushed back through D matrices (m*m each). Forward '
+        'mode: one pass per input direction, m of them.',
+        mistakes=[({'reverse': forward, 'forward': reverse}, 'It is the other way round: '
+                   'reverse mode starts from the single output, forward mode from each of '
+                   'the m inputs.'),
+                  ({'forward': reverse}, 'One forward-mode pass gives the derivative along '
+                   'ONE input direction; the gradient needs m of them.'),
+                  ({'reverse': depth * m**3}, 'Reverse mode starts from the 1 x m row dL/dh: '
+                   'every product is a vector times a matrix, m*m multiply-adds, never a '
+                   'matrix times a matrix.')],
+        rtol=0.01, atol=0)
