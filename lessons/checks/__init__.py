@@ -50,6 +50,9 @@ from .function_node import ex12_slope, ex12_forward, ex12_backward
 from .matrix_backward import (
     ex13_shapes, ex13_linear, ex13_softmax_ce, ex13_count, LINEAR_SHAPES, COUNT,
 )
+from .gradient_checking import ex12_rel_error, ex12_bug_where, ex12_fixed, ex12_kink
+from .two_layer import ex13_mlp_shapes, ex13_unbroadcast, ex13_mlp, MLP
+from .write_backward import ex14_order, ex14_predict, ex14_backward, ex14_engine_order
 from .feedback import Feedback
 
 #: True while nbgrader validates or autogrades (it sets NBGRADER_EXECUTION).
@@ -68,6 +71,7 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
     'LEARNING_RATES',
     'LINEAR_SHAPES',
     'LR_RANKING',
+    'MLP',
     'NEURON',
     'NEURON_STEPS',
     'RNN_TARGETS',
@@ -109,12 +113,23 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
     'ex11_stays_on_gpu',
     'ex11_to_numpy',
     'ex12_backward',
+    'ex12_bug_where',
+    'ex12_fixed',
     'ex12_forward',
+    'ex12_kink',
+    'ex12_rel_error',
     'ex12_slope',
     'ex13_count',
     'ex13_linear',
+    'ex13_mlp',
+    'ex13_mlp_shapes',
     'ex13_shapes',
     'ex13_softmax_ce',
+    'ex13_unbroadcast',
+    'ex14_backward',
+    'ex14_engine_order',
+    'ex14_order',
+    'ex14_predict',
     'gates_by_hand',
     'neuron_by_hand',
     'rnn_grad',
