@@ -15,6 +15,10 @@ pressing Check; the lesson's checker, run in the kernel, must then grade it corr
 
 Lesson 5: Run to here pressed in the inspect panel of sin's box stops backward with sin
 next; the exercise's guess, made in the kernel, is graded by the view and the checker.
+
+Lesson 14: the view stepped with Step as the lesson asks: after two steps the status and
+the ledger say that _ + 1 runs next (sin, ready since the first step, waits: lower rank);
+the exercise's prediction is graded by its checker in the kernel; five steps finish.
 """
 
 from __future__ import annotations
@@ -176,3 +180,32 @@ def test_lesson_five_run_to_here_from_the_inspect_panel(page, lab_server, notebo
     verdict = probe.eval('repr(checks.ex05_run_to(diamond.guess(np.cos(1.0))))')
     assert '\u2705' in verdict, verdict
     expect(widget.locator('.agl-verdict').first).to_contain_text('Right! h: 0.5403')
+
+
+def test_lesson_fourteen_engine_order_stepped_in_lab(page, lab_server, notebook_root):
+    # "press Step five times and watch the ▶ move": after the second step sin has been
+    # ready since the first, yet _ + 1 is next (higher rank); the student's depth-first
+    # order ran sin second
+    probe = _run_lesson_in_lab(page, lab_server, notebook_root,
+                               LESSONS / '14_write_backward.ipynb')
+    widget = jh.wait_widget_ready(page, index=0)
+    step = widget.locator('button[data-action="step"]')
+    for n in (1, 2):
+        step.click()
+        expect(widget.locator('.agl-counter')).to_have_attribute('data-step', str(n))
+    expect(widget.locator('.agl-status')).to_contain_text('Step 2 of 5')
+    expect(widget.locator('.agl-status')).to_contain_text('(_ + 1)')
+    headings = widget.locator('.agl-ledger h4')
+    expect(headings.nth(0)).to_contain_text('Just ran')
+    expect(headings.nth(0)).to_contain_text('(_ ** 2)')
+    expect(headings.nth(1)).to_contain_text('Next')
+    expect(headings.nth(1)).to_contain_text('(_ + 1)')
+    widget.scroll_into_view_if_needed()
+    jh.screenshot(page, 'lesson14-engine-order')
+    # the exercise answered in the kernel as the lesson asks, graded by its checker
+    verdict = probe.eval("repr(checks.ex14_engine_order(['y', 'b', 'v', 'a', 'u']))")
+    assert '\u2705' in verdict, verdict
+    for n in (3, 4, 5):
+        step.click()
+        expect(widget.locator('.agl-counter')).to_have_attribute('data-step', str(n))
+    expect(widget.locator('.agl-status')).to_contain_text('Backward finished')
