@@ -282,6 +282,10 @@ def _log_abs_class(how='right'):
             gw = F.log1p(F.absolute(x)) * (1 if how == 'gw_no_gy' else gy)
             if how == 'swapped':
                 return gw, gx
+            if how == 'autodiff':   # differentiates the forward again instead
+                with chainer.force_backprop_mode():
+                    xx, ww = Variable(x.array), Variable(w.array)
+                    return chainer.grad([ww * F.log1p(F.absolute(xx))], [xx, ww], [gy])
             return gx, gw
     return LogAbs
 
@@ -295,6 +299,7 @@ def test_ex12_fixed():
     rejected(checks.ex12_fixed(_log_abs_class('no_gy')), 'gx', 'gy times')
     rejected(checks.ex12_fixed(_log_abs_class('gw_no_gy')), 'gw', 'gy times')
     rejected(checks.ex12_fixed(_log_abs_class('swapped')), 'gx', 'local derivative')
+    rejected(checks.ex12_fixed(_log_abs_class('autodiff')), 'chainer.grad of the forward')
     rejected(checks.ex12_fixed(object), 'FunctionNode')
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 import autograd_lab as chainer
-from autograd_lab import Variable, gradient_check
+from autograd_lab import Variable, events, gradient_check
 
 from .feedback import Feedback, _call, _ok, _todo, _wrong
 
@@ -143,11 +143,14 @@ def _log_abs(node_class: type, x: Any, w: Any) -> Variable:
 
 
 def _analytic(node_class: type, x: np.ndarray, w: np.ndarray, gy: np.ndarray) -> tuple:
+    """(gx, gw, how many backward passes ran): one is ours; more means the learner's
+    backward started one of its own (chainer.grad, y.backward) to get the answer."""
     xv, wv = Variable(x.copy()), Variable(w.copy())
     y = _log_abs(node_class, xv, wv)
     y.grad = gy.copy()
-    y.backward()
-    return xv.grad, wv.grad
+    with events.recording() as log:
+        y.backward()
+    return xv.grad, wv.grad, sum(e.kind == 'backward_started' for e in log)
 
 
 def _expected(x: np.ndarray, w: np.ndarray, gy: np.ndarray) -> tuple:
@@ -168,9 +171,14 @@ def ex12_fixed(node_class: Any) -> Feedback:
     for sign in (1.0, -1.0):
         x = sign * rng.uniform(0.5, 2.0, size=4)
         w, gy = rng.normal(size=4), rng.normal(size=4)
-        grads, failed = _call(exercise, _analytic, node_class, x, w, gy)
+        result, failed = _call(exercise, _analytic, node_class, x, w, gy)
         if failed is not None:
             return failed
+        *grads, passes = result
+        if passes > 1:
+            return _wrong(exercise, 'your backward ran a backward of its own.',
+                          'A backward by hand writes the local derivatives (F functions of '
+                          'the retained inputs times gy), not chainer.grad of the forward.')
         want = _expected(x, w, gy)
         for name, got, right in zip(('gx', 'gw'), grads, want):
             if got is None or np.shape(got) != right.shape:
