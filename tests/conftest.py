@@ -11,7 +11,8 @@ import pytest
 
 from autograd_lab import backend
 
-# Test modules import the helper as ``import fake_gpu`` whether or not tests/ is a package.
+# Test modules import their helpers (``import chainer_ref``, ...) whether or not tests/ is a
+# package.
 _TESTS_DIR = str(Path(__file__).resolve().parent)
 if _TESTS_DIR not in sys.path:
     sys.path.insert(0, _TESTS_DIR)
@@ -42,11 +43,11 @@ def _swap_gpu_backend(gpu: backend.GpuBackend | None) -> Iterator[backend.GpuBac
 @pytest.fixture
 def fake_gpu() -> Iterator[backend.GpuBackend]:
     """Register the NumPy-backed fake GPU backend (2 devices) for one test."""
-    import fake_gpu as fake
+    from autograd_lab.testing import fake_gpu as fake
 
-    fake.use(0)
-    yield from _swap_gpu_backend(fake.make_backend())
-    fake.use(0)
+    # not strict: tests compare its arrays with NumPy's (np.testing), which CuPy would refuse
+    with fake.installed(strict=False) as gpu:
+        yield gpu
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Chainer's device API that ported code imports (issue 18): ``using_device``, Device
 methods, ``chainer.backends.cuda`` / ``chainer.cuda`` without CuPy, ``backends.intel64``.
 
-The GPU paths run against the NumPy-backed fake GPU of tests/fake_gpu.py.
+The GPU paths run against the NumPy-backed fake GPU of autograd_lab/testing/fake_gpu.py.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def test_using_device_without_a_gpu_raises(no_gpu):
 
 
 def test_using_device_makes_a_gpu_current_and_restores_it(fake_gpu):
-    import fake_gpu as fake
+    from autograd_lab.testing import fake_gpu as fake
     assert fake._current['device'] == 0
     with chainer.using_device('@cupy:1'):
         assert fake._current['device'] == 1
@@ -71,7 +71,7 @@ def test_send_converts_lists_and_tuples_and_keeps_none_and_identity():
 
 
 def test_supported_array_types_and_is_array_supported(fake_gpu):
-    import fake_gpu as fake
+    from autograd_lab.testing import fake_gpu as fake
     cpu, gpu = backend.CpuDevice(), backend.get_device('@cupy:1')
     assert cpu.supported_array_types == (np.ndarray,)
     assert gpu.supported_array_types == (fake.FakeGpuArray,)
@@ -181,7 +181,7 @@ def test_cuda_helpers_that_are_no_ops_without_a_gpu(no_gpu):
 
 
 def test_cuda_module_with_a_gpu(fake_gpu):
-    import fake_gpu as fake
+    from autograd_lab.testing import fake_gpu as fake
     assert cuda.available is True
     assert cuda.cupy is fake_gpu.xp and cuda.ndarray is fake.FakeGpuArray
     g = cuda.to_gpu(np.arange(3.0), device=1)
@@ -209,7 +209,7 @@ def test_chainer_cuda_is_the_same_module():
 
 
 def test_array_type_helpers(fake_gpu):
-    import fake_gpu as fake
+    from autograd_lab.testing import fake_gpu as fake
     assert chainer.get_array_types() == (np.ndarray, fake.FakeGpuArray)
     assert chainer.get_cpu_array_types() == (np.ndarray,)
     g = cuda.to_gpu(np.ones(1))

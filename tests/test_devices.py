@@ -3,14 +3,15 @@
 Three settings:
 
 * CPU only, and "no GPU backend at all" (the ``no_gpu`` fixture): the RuntimeError rows;
-* the NumPy-backed fake GPU of ``tests/fake_gpu.py`` (``fake_gpu`` fixture, two devices):
+* the NumPy-backed fake GPU of ``autograd_lab.testing.fake_gpu`` (``fake_gpu`` fixture, two
+  devices):
   every transfer path, the no-mixing rule, and ops running on the "GPU";
 * real CuPy (``@pytest.mark.gpu``, ``cupy_gpu`` fixture), skipped where there is no GPU.
 """
 
 from __future__ import annotations
 
-import fake_gpu as fake
+from autograd_lab.testing import fake_gpu as fake
 import numpy as np
 import pytest
 

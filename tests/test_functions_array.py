@@ -523,7 +523,7 @@ def test_existing_shape_functions_keep_working():
     assert [v.shape for v in F.broadcast(x, np.ones((2, 1, 1)))] == [(2, 2, 3)] * 2
 
 
-# ---- on a GPU backend (the NumPy-backed fake of tests/fake_gpu.py) -------------------------------
+# ---- on a GPU backend (the NumPy-backed fake of autograd_lab.testing.fake_gpu) ---------------
 
 DEVICE_CASES = [c for c in CASES if not c.name.startswith(('where', 'select_item'))]  # CPU masks
 
@@ -534,7 +534,7 @@ def test_device_arrays_stay_on_the_device(case_, fake_gpu):
 
     The current device is used: the fake cannot tell the device of a result computed from
     a list of arrays (concatenate, stack), where CuPy allocates on the current device."""
-    import fake_gpu as fake
+    from autograd_lab.testing import fake_gpu as fake
     xs, gys, _ = setup(case_, np.float32)
     cpu = first_order_vars(case_.fn, xs, gys, double=False)
     for double in (False, True):
@@ -546,7 +546,7 @@ def test_device_arrays_stay_on_the_device(case_, fake_gpu):
 
 
 def test_where_and_select_item_on_the_device(fake_gpu):
-    import fake_gpu as fake
+    from autograd_lab.testing import fake_gpu as fake
     x = Variable(fake.to_device(arange((2, 3)), 0))
     y = Variable(fake.to_device(-arange((2, 3)), 0))
     z = F.where(fake.to_device(MASK, 0), x, y)

@@ -592,13 +592,13 @@ def test_max_of_0dim_and_double_backward():
     assert gx.creator.label == 'SelectorGrad'
 
 
-# ---- on a GPU backend (the NumPy-backed fake of tests/fake_gpu.py) -------------------------------
+# ---- on a GPU backend (the NumPy-backed fake of autograd_lab.testing.fake_gpu) ---------------
 
 @pytest.mark.parametrize('case_', CASES, ids=[c.name for c in CASES])
 def test_device_arrays_stay_on_the_device(case_, fake_gpu):
     """With device arrays every function runs its non-NumPy branches (``xp`` is not numpy);
     outputs and gradients stay device arrays and equal the CPU results bitwise."""
-    import fake_gpu as fake
+    from autograd_lab.testing import fake_gpu as fake
     dtype = case_.dtypes[-1]
     xs, gys, _ = setup(case_, dtype)
     cpu = first_order_vars(case_.fn, xs, gys, double=False)

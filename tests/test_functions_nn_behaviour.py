@@ -556,7 +556,7 @@ def test_layer_normalization_normalizes_each_row() -> None:
 
 
 def test_functions_run_on_a_gpu_backend_without_mixing_devices(fake_gpu) -> None:
-    import fake_gpu as fake
+    from autograd_lab.testing import fake_gpu as fake
 
     dev = backend.get_device('@cupy:0')
     rng = np.random.RandomState(0)

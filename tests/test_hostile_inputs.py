@@ -759,7 +759,7 @@ CATALOGUE: list[Case] = [
          lambda w: w.p.backward(), AttributeError, 'uninitialized'),
     Case('uninit-len', 'uninitialized Parameter', 'len(p)',
          lambda w: len(w.p), TypeError, 'uninitialized'),
-    # -- mixing devices (the NumPy-backed fake GPU of tests/fake_gpu.py)
+    # -- mixing devices (the NumPy-backed fake GPU of autograd_lab/testing/fake_gpu.py)
     Case('device-mix-add', 'mixed devices', 'CPU Variable + GPU Variable',
          lambda w: w.x + _on_gpu(f32(2, 3)), TypeError, 'incompatible array types are mixed'),
     Case('device-mix-link', 'mixed devices', 'a Linear on the GPU called with a CPU array',
@@ -1085,7 +1085,7 @@ if __name__ == '__main__':  # regenerate docs/hostile-inputs.md
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import fake_gpu
+    from autograd_lab.testing import fake_gpu
 
     from autograd_lab import backend
 

@@ -4,12 +4,13 @@ The checkers are ``autograd_lab_lessons.checks`` (the folder lessons/checks/: th
 lessons/ is installed as the package autograd_lab_lessons), which every lesson imports.
 
 Every checker must accept the reference answer (the same code as in lessons/solutions/),
-reject at least three plausible wrong answers, each with the hint meant for that mistake,
+reject at least five plausible wrong answers, each with the hint meant for that mistake,
 and report a placeholder ``...`` as "not done yet" without raising.  Checkers of code that
-must run on any device are also run under the test GPU backend (tests/fake_gpu.py), where
-NumPy-only code is rejected.  The notebooks themselves are executed by nbmake (pytest
-collects lessons/); the tests at the end run the lessons' own code in-process and check
-that what the text says (hand-computed values, measured outcomes) is what the engine does.
+must run on any device run it on a GPU backend too (autograd_lab.testing.fake_gpu where
+there is no GPU), where NumPy-only code is rejected.  The notebooks themselves are executed
+by nbmake (pytest collects lessons/); the tests at the end run the lessons' own code
+in-process and check that what the text says (hand-computed values, measured outcomes) is
+what the engine does.
 """
 
 from __future__ import annotations
@@ -378,16 +379,22 @@ CASES = [
     ('ex01_accumulate', lambda: 16, [
         (lambda: np.array([8.0]), ['accumulate']),
         (lambda: 0, ['Nothing resets']),
-        (lambda: 64, ['added, not multiplied'])]),
+        (lambda: 64, ['added, not multiplied']),
+        (lambda: 24, ['once per call']),
+        (lambda: 10, ['slope'])]),
     ('ex01_central_difference', lambda: _central, [
         (lambda: lambda f, x, h: (f(x + h) - f(x)) / h, ['one-sided (forward)']),
         (lambda: lambda f, x, h: (f(x + h) - f(x - h)) / h, ['divide by 2 * h']),
         (lambda: lambda f, x, h: f(x + h) - f(x - h), ['distance']),
-        (lambda: lambda f, x, h: (f(x) - f(x - h)) / h, ['one-sided (backward)'])]),
+        (lambda: lambda f, x, h: (f(x) - f(x - h)) / h, ['one-sided (backward)']),
+        (lambda: lambda f, x, h: (f(x + h) - f(x - h)) / 2*h, ['Precedence', 'parentheses']),
+        (lambda: lambda f, x, h: (f(x - h) - f(x + h)) / (2 * h), ['Sign'])]),
     ('ex01_cubic', lambda: _grad_of(lambda x: x**3 - 3 * x, [-1, 0, 2]).grad, [
-        (lambda: 3 * np.array([-1.0, 0, 2]) ** 2, ['-3']),
+        (lambda: 3 * np.array([-1.0, 0, 2]) ** 2, ['-3x term is missing']),
         (lambda: np.array([2.0, 0.0, 2.0]), ['y itself']),
-        (lambda: np.array([6.0, 0.0, 6.0]), ['derivative of 3x'])]),
+        (lambda: np.array([6.0, 0.0, 6.0]), ['kept the x']),
+        (lambda: 3 * np.array([-1.0, 0, 2]) ** 2 + 3, ['Sign']),
+        (lambda: np.array([-1.0, 0, 2]) ** 2 - 3, ['Power rule'])]),
     ('ex02_forward', _neuron_forward, [
         (lambda: _neuron_forward(z=P['w0'] * P['x0'] + P['w1'] * P['x1']), ['bias w2']),
         (lambda: _neuron_forward(e=math.exp(HAND['z'])), ['minus sign']),
@@ -574,7 +581,7 @@ CASES = [
         (lambda: _softmax_class('unstable'), ['subtract the largest logit'])]),
 ]
 
-# Device-generic code: the same checkers under the test GPU backend (tests/fake_gpu.py),
+# Device-generic code: the same checkers under the fake GPU (autograd_lab.testing.fake_gpu),
 # where NumPy-only answers, which pass on a CPU, must be caught.
 GPU_CASES = [
     ('ex11_one_hot', _one_hot, [(lambda: _one_hot('numpy'), ['xp.eye(n)[t]'])]),
@@ -617,11 +624,14 @@ TESTED_IN_BACKPROP = {
 }
 
 
-def test_every_checker_is_covered_with_three_wrong_answers():
+def test_every_checker_is_covered_with_five_wrong_answers():
     assert sorted(name for name, *_ in CASES) == sorted(set(checks.ALL) - TESTED_IN_BACKPROP)
+    short = {}
     for name, _, wrongs in CASES:
         gpu = sum(len(w) for n, _, w in GPU_CASES if n == name)
-        assert len(wrongs) + gpu >= 3, name
+        if len(wrongs) + gpu < 5:
+            short[name] = len(wrongs) + gpu
+    assert not short, short
 
 
 @pytest.mark.parametrize(('name', 'reference', 'wrongs'), CASES, ids=[c[0] for c in CASES])
@@ -652,12 +662,19 @@ def test_numpy_only_code_is_rejected_on_the_gpu_backend(name, reference, wrong, 
 
 @pytest.mark.parametrize(('name', 'reference', 'wrong', 'words'), GPU_WRONG,
                          ids=_ids(GPU_WRONG))
-def test_without_a_gpu_the_checker_says_what_it_could_not_try(name, reference, wrong, words,
-                                                              no_gpu):
-    # on a CPU these answers are right, and the checker says the GPU path was not tried
-    fb = checks.ALL[name](wrong())
+def test_numpy_only_code_is_rejected_on_a_laptop_too(name, reference, wrong, words, no_gpu):
+    # no GPU (every student laptop): the checker tries the code on a stand-in GPU as strict
+    # as CuPy, so the same NumPy-only answers fail with the same hint
+    rejected(checks.ALL[name](wrong()), *words)
+    assert not backend.cuda_available()  # and the stand-in is gone afterwards
+
+
+@pytest.mark.parametrize(('name', 'reference', 'wrongs'), GPU_CASES,
+                         ids=[c[0] for c in GPU_CASES])
+def test_without_a_gpu_the_reference_passes_on_the_stand_in(name, reference, wrongs, no_gpu):
+    fb = checks.ALL[name](reference())
     accepted(fb)
-    assert 'there is no GPU here' in fb.message
+    assert 'stand-in GPU' in fb.message and 'there is no GPU' not in fb.message
 
 
 def test_backward_is_checked_at_negative_points():
@@ -759,7 +776,21 @@ def test_a_checker_that_tries_several_inputs_prints_one_verdict_while_grading(mo
 def test_feedback_names_the_wrong_element():
     fb = checks.ex01_cubic(np.array([0.0, -3.0, 5.0]))
     assert fb.status == 'wrong'
-    assert 'x.grad[2]: got 5, expected 9' in fb.message
+    assert 'x.grad[2] = 5' in fb.message
+    assert '9' not in fb.message + fb.hint  # the answer only on request:
+    with pytest.raises(KeyError):
+        checks.show_answer('ex99_nothing')
+
+
+def test_show_answer_gives_the_answer_only_when_asked(capsys):
+    checks.ex01_cubic(np.array([0.0, -3.0, 5.0]))
+    checks.show_answer('ex01_cubic')
+    assert '[0, -3, 9]' in capsys.readouterr().out
+
+
+def test_every_checker_gives_its_verdict_at_one_place():
+    # helpers stop a check by raising; the checker turns that into its one verdict
+    assert all(getattr(checker, 'is_checker', False) for checker in checks.ALL.values())
 
 
 def test_feedback_reports_shape_and_type_errors():

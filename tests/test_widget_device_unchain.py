@@ -34,7 +34,7 @@ def test_toggle_disabled_without_gpu_says_why(no_gpu, caplog):
 
 
 def test_toggle_moves_every_variable_and_parameter(fake_gpu):
-    import fake_gpu as fake
+    from autograd_lab.testing import fake_gpu as fake
 
     link = chainer.links.Linear(3, 2)
     link.cleargrads()  # Chainer starts parameter grads as NaN until cleared
@@ -119,7 +119,7 @@ def test_unchain_single_edge():
 
 
 def test_backward_after_a_device_move_with_retained_outputs(fake_gpu):
-    import fake_gpu as fake
+    from autograd_lab.testing import fake_gpu as fake
 
     x = chainer.Variable(np.array([1.0, 2.0]), name='x')
     y = F.sum(F.exp(x) * F.tanh(x))  # exp and tanh keep their outputs for backward

@@ -53,7 +53,7 @@ from .matrix_backward import (
 from .gradient_checking import ex12_rel_error, ex12_bug_where, ex12_fixed, ex12_kink
 from .two_layer import ex13_mlp_shapes, ex13_unbroadcast, ex13_mlp, MLP
 from .write_backward import ex14_order, ex14_predict, ex14_backward, ex14_engine_order
-from .feedback import Feedback
+from .feedback import Feedback, show_answer
 
 #: True while nbgrader validates or autogrades (it sets NBGRADER_EXECUTION).
 GRADING = os.environ.get('NBGRADER_EXECUTION', '').lower() in {'autograde', 'validate'}
@@ -133,6 +133,7 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
     'gates_by_hand',
     'neuron_by_hand',
     'rnn_grad',
+    'show_answer',
 ]
 
 #: Every checker, for tests and for instructors who grade outside the notebooks.

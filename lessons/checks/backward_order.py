@@ -8,6 +8,7 @@ import numpy as np
 
 
 from .feedback import (
+    _checker,
     _as_array,
     _close,
     _compare,
@@ -19,6 +20,7 @@ from .feedback import (
 )
 
 
+@_checker
 def ex05_ranks(ranks: Any) -> Feedback:
     """Predicted function ranks of h = 2x, p = exp(h), q = sin(h), y = p + q."""
     if ranks is ...:
@@ -49,6 +51,7 @@ def ex05_ranks(ranks: Any) -> Feedback:
                   '+ 1.')
 
 
+@_checker
 def ex05_accumulated(grad: Any) -> Feedback:
     """Predicted gradient of y = exp(h) + sin(h) in h, at x = 0.5 (h = 2x = 1)."""
     h = 1.0
@@ -64,6 +67,7 @@ def ex05_accumulated(grad: Any) -> Feedback:
                                '2); the question asks for h.grad.')])
 
 
+@_checker
 def ex05_run_to(verdict: Any) -> Feedback:
     """The view's Verdict on a guess for the sin step of the diamond, made after Run to
     here stopped backward with sin next: sin sends h only its own part, cos(h) times 1."""

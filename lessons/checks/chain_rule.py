@@ -9,6 +9,7 @@ from typing import Any
 
 
 from .feedback import (
+    _checker,
     _compare,
     _compare_named,
     _ok,
@@ -51,6 +52,7 @@ def neuron_by_hand(inputs: Mapping[str, float] = NEURON) -> dict[str, float]:
             'w0': x0 * g_z, 'x0': w0 * g_z, 'w1': x1 * g_z, 'x1': w1 * g_z, 'w2': g_z}
 
 
+@_checker
 def ex02_forward(values: Any) -> Feedback:
     """The neuron's forward values {'z', 'e', 'd', 'f'} (e = exp(-z), d = 1 + e, f = 1/d)."""
     hand = neuron_by_hand()
@@ -64,6 +66,7 @@ def ex02_forward(values: Any) -> Feedback:
                   ({'f': hand['d']}, 'f is 1/d: the last step divides 1 by d.')])
 
 
+@_checker
 def ex02_dz(g_z: Any) -> Feedback:
     """df/dz of the neuron, from the chain of local derivatives."""
     hand = neuron_by_hand()
@@ -80,6 +83,7 @@ def ex02_dz(g_z: Any) -> Feedback:
              'it.')])
 
 
+@_checker
 def ex02_input_grads(grads: Any) -> Feedback:
     """The gradients of w0, x0, w1, x1, w2, from g_z and the gate patterns."""
     hand = neuron_by_hand()
@@ -108,6 +112,7 @@ _FRESH_SCORE = ('run the cell that makes the view again (a new view starts a fre
                 'and predict every step')
 
 
+@_checker
 def ex02_view_predictions(view: Any) -> Feedback:
     """The neuron's whole backward predicted in the graph view's graded predict mode.
 
@@ -176,6 +181,7 @@ def gates_by_hand(inputs: Mapping[str, float] = GATES) -> dict[str, float]:
     return {'x': g_s, 'y': g_s + g_y_max, 'z': g_z}     # add distributes; fan-out adds
 
 
+@_checker
 def ex02_gates(grads: Any) -> Feedback:
     """Gradients {'x', 'y', 'z'} of f = (x + y) * max(y, z) at x = 4, y = 2, z = -1."""
     want = gates_by_hand()

@@ -11,6 +11,7 @@ import autograd_lab.functions as F
 from autograd_lab import Variable
 
 from .feedback import (
+    _checker,
     _call,
     _compare,
     _compare_named,
@@ -20,6 +21,7 @@ from .feedback import (
 )
 
 
+@_checker
 def ex07_predict(prediction: Any) -> Feedback:
     """a = 3x, b = a*a, a.unchain(), b.backward(): prediction {'x': ..., 'a': ...} at x=0.5."""
     if prediction is ... or not isinstance(prediction, dict):
@@ -71,11 +73,10 @@ RNN_XS = np.array([0.5, -1.0, 0.25, 1.0, -0.5, 0.75])
 RNN_TARGETS = np.array([0.2, -0.4, 0.1, 0.5, -0.3, 0.4])
 
 
+@_checker
 def ex07_truncated(train: Any) -> Feedback:
     """train(xs, targets, w0, k) -> accumulated w.grad of truncated BPTT."""
-    result, failure = _call('ex07_truncated', train, RNN_XS, RNN_TARGETS, 0.8, 2)
-    if failure is not None:
-        return failure
+    result = _call('ex07_truncated', train, RNN_XS, RNN_TARGETS, 0.8, 2)
 
     def grad(**kw: bool) -> float:
         return rnn_grad(RNN_XS, RNN_TARGETS, 0.8, 2, **kw)
@@ -92,6 +93,7 @@ def ex07_truncated(train: Any) -> Feedback:
                                'w.grad, let the chunks accumulate.')])
 
 
+@_checker
 def ex07_vanishing(ratios: Any) -> Feedback:
     """Predicted |dL/dh_{T-10}| / |dL/dh_T| for h_t = w h_{t-1} + u x_t, w = 0.5 and 1.5."""
     want = {'0.5': 0.5**10, '1.5': 1.5**10}
@@ -109,6 +111,7 @@ def ex07_vanishing(ratios: Any) -> Feedback:
         rtol=1e-3, atol=1e-9)
 
 
+@_checker
 def ex07_clip_step(step: Any) -> Feedback:
     """Predicted: the longest step one SGD(lr=0.1) update can take with GradientClipping(1.0)."""
     lr, threshold = 0.1, 1.0

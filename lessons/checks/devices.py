@@ -9,6 +9,7 @@ import numpy as np
 from autograd_lab import Variable
 
 from .feedback import (
+    _checker,
     _as_array,
     _call,
     _check_array,
@@ -31,11 +32,10 @@ GENERIC_LINES = {
 }
 
 
+@_checker
 def ex11_stays_on_gpu(names: Any) -> Feedback:
     """Predicted: which of the lines A-D give a GPU array when ``a`` is a CuPy array."""
     got = _names('ex11_stays_on_gpu', names, "{'A'}")
-    if isinstance(got, Feedback) or got is None:
-        return got
     if not got <= set(GENERIC_LINES):
         return _wrong('ex11_stays_on_gpu', f'pick among {sorted(GENERIC_LINES)}.',
                       'Give the letters of the lines.')
@@ -59,6 +59,7 @@ def ex11_stays_on_gpu(names: Any) -> Feedback:
     return _wrong('ex11_stays_on_gpu', f'you said {sorted(got)}.', ' '.join(hints))
 
 
+@_checker(gpu=True)
 def ex11_one_hot(one_hot: Any) -> Feedback:
     """one_hot(t, n): an array (len(t), n) with 1 at [i, t[i]], on t's device."""
     exercise = 'ex11_one_hot'
@@ -66,9 +67,7 @@ def ex11_one_hot(one_hot: Any) -> Feedback:
     want = np.eye(3)[t_host]
     for device in _devices():
         t = device.send(t_host)
-        result, failure = _call(exercise, one_hot, t, 3)
-        if failure is not None:
-            return failure
+        result = _call(exercise, one_hot, t, 3)
         if isinstance(result, Variable):
             return _wrong(exercise, 'you returned a Variable.', 'Return the array itself.')
         if not _same_device(result, t):
@@ -81,26 +80,23 @@ def ex11_one_hot(one_hot: Any) -> Feedback:
         if got is not None and got.shape == want.T.shape and np.allclose(got, want.T):
             return _wrong(exercise, f'the result has shape {got.shape}, expected {want.shape}.',
                           'One row per label, one column per class: shape (len(t), n).')
-        failed = _check_array(exercise, f'one_hot(t, 3) {_where(device)}', result, want,
+        _check_array(exercise, f'one_hot(t, 3) {_where(device)}', result, want,
                       'Row i holds a 1 in column t[i] and 0 elsewhere: xp.eye(n)[t].',
                       mistakes=[(np.eye(3)[(t_host + 1) % 3], 'Classes count from 0: label t '
                                  'goes in column t, not t + 1.')])
-        if failed is not None:
-            return failed
     return _ok(exercise, 'right' + _tried_where() + '.')
 
 
+@_checker(gpu=True)
 def ex11_to_numpy(to_numpy: Any) -> Feedback:
     """to_numpy(v) -> a NumPy array with v's values, from a Variable on any device."""
     exercise = 'ex11_to_numpy'
     host = np.array([1.0, 2.0, 3.0], np.float32)
     for device in _devices():
         v = Variable(device.send(host))
-        result, failure = _call(exercise, to_numpy, v, known=[
+        result = _call(exercise, to_numpy, v, known=[
             (AttributeError, 'get', '.get() exists only on CuPy arrays; '
              'backend.CpuDevice().send(v.array) works for both.')])
-        if failure is not None:
-            return failure
         if isinstance(result, Variable):
             return _wrong(exercise, 'you returned a Variable.',
                           'Return its array, copied to the CPU: '
@@ -114,8 +110,6 @@ def ex11_to_numpy(to_numpy: Any) -> Feedback:
                           f'{type(result).__module__}.{type(result).__name__}.',
                           'On a GPU, v.array is a CuPy array: copy it to the CPU with '
                           'backend.CpuDevice().send(v.array).')
-        failed = _check_array(exercise, 'to_numpy(v)', result, host,
+        _check_array(exercise, 'to_numpy(v)', result, host,
                               'Keep the values as they are; only the device changes.')
-        if failed is not None:
-            return failed
     return _ok(exercise, 'right' + _tried_where() + '.')

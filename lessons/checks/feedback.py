@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import html
 import sys
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, NoReturn
 
 import numpy as np
 
 import autograd_lab as chainer
 from autograd_lab import Variable, backend
+from autograd_lab.testing import fake_gpu
 
 _ICONS = {'correct': '\u2705', 'wrong': '\u274c', 'todo': '\u270f\ufe0f'}
 _COLOURS = {'correct': '#1b7f3b', 'wrong': '#b3261e', 'todo': '#6b5d00'}
@@ -62,16 +65,76 @@ def _verdict(exercise: str, status: str, message: str, hint: str = '') -> Feedba
     return fb
 
 
-def _todo(exercise: str, what: str) -> Feedback:
-    return _verdict(exercise, 'todo', f'not done yet: replace the ... with {what}.')
+class _Stop(Exception):
+    """A wrong or unfinished answer, found wherever the check happens to be: raised by
+    :func:`_wrong` and :func:`_todo`, turned into the checker's one verdict by
+    :func:`_checker`.  Helpers therefore never hand feedback back for their caller to test."""
+
+    def __init__(self, exercise: str, status: str, message: str, hint: str = '') -> None:
+        super().__init__(message)
+        self.fields = (exercise, status, message, hint)
+
+
+def _todo(exercise: str, what: str) -> NoReturn:
+    raise _Stop(exercise, 'todo', f'not done yet: replace the ... with {what}.')
+
+
+def _wrong(exercise: str, message: str, hint: str) -> NoReturn:
+    raise _Stop(exercise, 'wrong', message, hint)
 
 
 def _ok(exercise: str, message: str = 'correct!') -> Feedback:
     return _verdict(exercise, 'correct', message)
 
 
-def _wrong(exercise: str, message: str, hint: str) -> Feedback:
-    return _verdict(exercise, 'wrong', message, hint)
+#: How to give each exercise's full answer, for :func:`show_answer` (filled by _checker).
+_ANSWERS: dict[str, Callable[[], str]] = {}
+
+
+def _checker(func: Callable[[Any], Feedback] | None = None, *,
+             answer: Callable[[], str] | None = None, gpu: bool = False) -> Any:
+    """Makes ``func`` a checker: whatever :func:`_wrong` or :func:`_todo` raised inside
+    becomes its verdict.  ``answer`` writes the full answer, shown only on request
+    (:func:`show_answer`), never in a hint.  ``gpu``: the check runs with a GPU backend in
+    place, the real one or a stand-in (:func:`_some_gpu`)."""
+    def wrap(check: Callable[[Any], Feedback]) -> Callable[[Any], Feedback]:
+        @functools.wraps(check)
+        def run(answer_given: Any) -> Feedback:
+            try:
+                with _some_gpu() if gpu else contextlib.nullcontext():
+                    return check(answer_given)
+            except _Stop as stop:
+                return _verdict(*stop.fields)
+        if answer is not None:
+            _ANSWERS[check.__name__] = answer
+        run.is_checker = True  # type: ignore[attr-defined]
+        return run
+    return wrap if func is None else wrap(func)
+
+
+#: The expected values a value checker compared with last, per exercise: show_answer's
+#: answer where a checker has none of its own.
+_EXPECTED: dict[str, str] = {}
+
+
+def _remember(exercise: str, expected: str) -> None:
+    _EXPECTED.setdefault(exercise, expected)
+
+
+def show_answer(exercise: str) -> None:
+    """Print the full answer of an exercise (its checker's name, e.g. ``'ex13_shapes'``):
+    the hints name the mistake, this gives the answer away, so only when asked for.
+
+    >>> show_answer('ex01_cubic')
+    ex01_cubic: x.grad = 3 * x**2 - 3 = [0, -3, 9]
+    """
+    if exercise in _ANSWERS:
+        print(f'{exercise}: {_ANSWERS[exercise]()}')
+    elif exercise in _EXPECTED:
+        print(f'{exercise}: {_EXPECTED[exercise]}')
+    else:
+        raise KeyError(f'no answer for {exercise!r}: give a checker\'s name, such as '
+                       "'ex01_cubic', after running its check once")
 
 
 def _as_array(value: Any) -> np.ndarray | None:
@@ -116,25 +179,26 @@ def _matches(got: np.ndarray, wrong: Any, rtol: float, atol: float) -> bool:
 
 def _compare(exercise: str, name: str, value: Any, expected: Any, hint: str, *,
              mistakes: Iterable[tuple[Any, str]] = (), rtol: float = 1e-4,
-             atol: float = 1e-5) -> Feedback:
-    """Compare an array answer element by element; known wrong answers get their own hint."""
-    failed = _check_array(exercise, name, value, expected, hint, mistakes=mistakes,
-                          rtol=rtol, atol=atol)
-    if failed is not None:
-        return failed
+             atol: float = 1e-5, todo: str | None = None) -> Feedback:
+    """Compare an array answer element by element; known wrong answers get their own hint.
+    ``todo`` says what replaces the placeholder (by default: a value for ``name``)."""
+    _check_array(exercise, name, value, expected, hint, mistakes=mistakes, rtol=rtol, atol=atol,
+                 todo=todo)
     return _ok(exercise, f'{name} = {_fmt(_as_array(value))} is right.')
 
 
 def _check_array(exercise: str, name: str, value: Any, expected: Any, hint: str, *,
                  mistakes: Iterable[tuple[Any, str]] = (), rtol: float = 1e-4,
-                 atol: float = 1e-5) -> Feedback | None:
-    """The feedback on a wrong (or missing) array answer; None when it is right.
+                 atol: float = 1e-5, todo: str | None = None) -> None:
+    """Stops the check (:func:`_wrong`, :func:`_todo`) on a wrong or missing array answer.
 
     A right answer gets no verdict here, so a checker can go on checking (another
-    input, another device) before it says "correct".
+    input, another device) before it says "correct".  A wrong element is named with what
+    it got, never with the expected value: that is :func:`show_answer`'s.
     """
+    _remember(exercise, f'{name} = {_fmt(np.asarray(expected, dtype=np.float64))}')
     if value is ...:
-        return _todo(exercise, name)
+        return _todo(exercise, todo or f'your value for {name}')
     if value is None:
         return _wrong(exercise, f'{name} is None.', hint)
     got = _as_array(value)
@@ -145,7 +209,7 @@ def _check_array(exercise: str, name: str, value: Any, expected: Any, hint: str,
     if got.size == want.size and got.shape != want.shape:
         got = got.reshape(want.shape)  # [8.] and 8.0 mean the same answer here
     if _close(got, want, rtol, atol):
-        return None
+        return
     for wrong_value, mistake_hint in mistakes:
         if _matches(got, wrong_value, rtol, atol):
             return _wrong(exercise, f'{name} = {_fmt(got)} is not right.', mistake_hint)
@@ -153,10 +217,10 @@ def _check_array(exercise: str, name: str, value: Any, expected: Any, hint: str,
         return _wrong(exercise, f'{name} has shape {got.shape}, expected shape {want.shape}.',
                       hint)
     bad = np.argwhere(~np.isclose(got, want, rtol=rtol, atol=atol))
-    where = ', '.join(f'{name}{_index(i) if got.ndim else ""}: got {got[tuple(i)]:.5g}, '
-                      f'expected {want[tuple(i)]:.5g}' for i in bad[:3])
+    where = ', '.join(f'{name}{_index(i) if got.ndim else ""} = {got[tuple(i)]:.5g}'
+                      for i in bad[:3])
     more = f' (and {len(bad) - 3} more)' if len(bad) > 3 else ''
-    return _wrong(exercise, f'wrong value(s): {where}{more}.', hint)
+    _wrong(exercise, f'not right: {where}{more}.', hint)
 
 
 def _compare_named(exercise: str, answer: Any, expected: Mapping[str, float], hint: str, *,
@@ -167,6 +231,7 @@ def _compare_named(exercise: str, answer: Any, expected: Mapping[str, float], hi
     A mistake is a dict of some of the keys: it matches when all of those values do.
     """
     keys = ', '.join(repr(k) for k in expected)
+    _remember(exercise, ', '.join(f'{k} = {v:.6g}' for k, v in expected.items()))
     if answer is ...:
         return _todo(exercise, f'a dict with the keys {keys}')
     if not isinstance(answer, Mapping) or {str(k) for k in answer} != set(expected):
@@ -190,9 +255,8 @@ def _compare_named(exercise: str, answer: Any, expected: Mapping[str, float], hi
         if all(close(str(k), v) for k, v in partial.items()):
             bad = [k for k in expected if not close(k, expected[k])]
             return _wrong(exercise, f'not right: {", ".join(bad)}.', mistake_hint)
-    bad = [f'{k}: got {got[k]:.5g}, expected {v:.5g}' for k, v in expected.items()
-           if not close(k, v)]
-    return _wrong(exercise, 'wrong value(s): ' + '; '.join(bad) + '.', hint)
+    bad = [f'{k} = {got[k]:.5g}' for k, v in expected.items() if not close(k, v)]
+    return _wrong(exercise, 'not right: ' + '; '.join(bad) + '.', hint)
 
 
 def _index(i: Iterable[int]) -> str:
@@ -200,17 +264,18 @@ def _index(i: Iterable[int]) -> str:
 
 
 def _call(exercise: str, func: Any, *args: Any,
-          known: Iterable[tuple[type, str, str]] = ()) -> tuple[Any, Feedback | None]:
-    """Run learner code; an exception becomes feedback instead of a crash.
+          known: Iterable[tuple[type, str, str]] = ()) -> Any:
+    """Run learner code and return its result; an exception stops the check with feedback
+    instead of a crash.
 
     ``known`` lists failures with a hint of their own: (exception type, text in its
     message, hint).
     """
     if func is ...:
-        return None, _todo(exercise, 'your function')
+        _todo(exercise, 'your function')
     if not callable(func):
-        return None, _wrong(exercise, f'expected a function, got {type(func).__name__}.',
-                            'Define it with def ...(...): and pass the function itself.')
+        _wrong(exercise, f'expected a function, got {type(func).__name__}.',
+               'Define it with def ...(...): and pass the function itself.')
     try:
         result = func(*args)
     except Exception as error:  # learner code: report any failure as feedback
@@ -218,11 +283,10 @@ def _call(exercise: str, func: Any, *args: Any,
                      if isinstance(error, kind) and text in str(error)),
                     'Run it on a small input in a cell of its own to see where.')
         first = str(error).strip().splitlines()[0] if str(error).strip() else ''
-        return None, _wrong(exercise, f'your code raised {type(error).__name__}: {first}',
-                            hint)
+        _wrong(exercise, f'your code raised {type(error).__name__}: {first}', hint)
     if result is ...:
-        return None, _todo(exercise, 'the body of your function')
-    return result, None
+        _todo(exercise, 'the body of your function')
+    return result
 
 
 class _seeded:
@@ -240,28 +304,48 @@ class _seeded:
         np.random.set_state(self.saved)
 
 
-def _names(exercise: str, names: Any, example: str) -> set[str] | Feedback:
-    """A learner's set of names as a set of strings, or the feedback that it is not one."""
+def _names(exercise: str, names: Any, example: str) -> set[str]:
+    """A learner's set of names as a set of strings; stops the check if it is not one."""
     if names is ...:
-        return _todo(exercise, f'a set of names, e.g. {example}')
+        _todo(exercise, f'a set of names, e.g. {example}')
     if isinstance(names, str):
         names = {names}
     try:
         return {str(n) for n in names}
     except TypeError:
-        return _wrong(exercise, f'give a set of names such as {example}.',
+        _wrong(exercise, f'give a set of names such as {example}.',
                       'Write the names as strings inside { }.')
 
 
 # ---- devices: where device-generic code is tried ----------------------------------------
 
 def _devices() -> list[Any]:
-    """The CPU, and the first GPU when the engine has a GPU backend (CuPy, or in the
-    project's tests a stand-in)."""
+    """The CPU and the first GPU: a real one where CuPy has one, else (inside a checker made
+    with ``_checker(gpu=True)``) the stand-in of :mod:`autograd_lab.testing.fake_gpu`."""
     found = [backend.CpuDevice()]
     if backend.cuda_available():
         found.append(chainer.get_device('@cupy:0'))
     return found
+
+
+@contextlib.contextmanager
+def _some_gpu() -> Iterator[None]:
+    """A GPU backend for the block: the real one if there is one, else the strict stand-in
+    (its own array type; a NumPy array next to it raises), so that NumPy-only code fails on
+    every laptop, not only on a machine with a GPU."""
+    if backend.cuda_available():
+        yield
+        return
+    _STAND_IN['on'] = True
+    try:
+        with fake_gpu.installed(strict=True):
+            yield
+    finally:
+        _STAND_IN['on'] = False
+
+
+#: Whether the GPU tried now is the stand-in (for the words of a verdict).
+_STAND_IN = {'on': False}
 
 
 def _on_gpu(device: Any) -> bool:
@@ -273,10 +357,9 @@ def _where(device: Any) -> str:
 
 
 def _tried_where() -> str:
-    if len(_devices()) > 1:
-        return ' (tried on the CPU and on the GPU)'
-    return (' (tried on the CPU: there is no GPU here; on a machine with one, the checker '
-            'tries the GPU too)')
+    if _STAND_IN['on']:
+        return ' (tried on the CPU and on a stand-in GPU as strict as CuPy)'
+    return ' (tried on the CPU and on the GPU)'
 
 
 def _same_device(result: Any, like: Any) -> bool:

@@ -8,6 +8,7 @@ import numpy as np
 
 
 from .feedback import (
+    _checker,
     _as_array,
     _compare,
     _fmt,
@@ -19,6 +20,7 @@ from .feedback import (
 )
 
 
+@_checker
 def ex06_no_double(prediction: Any) -> Feedback:
     """Predicted g2 of g1, = grad([x**3], [x]) (no double backprop), g2, = grad([g1], [x])."""
     if prediction is ...:
@@ -41,6 +43,7 @@ def ex06_no_double(prediction: Any) -> Feedback:
                   'to differentiate, and chainer.grad says so with None.')
 
 
+@_checker
 def ex06_tanh(derivatives: Any) -> Feedback:
     """[1st, 2nd, 3rd] derivative of tanh at x = 0.5."""
     if derivatives is ...:
@@ -63,6 +66,7 @@ def ex06_tanh(derivatives: Any) -> Feedback:
                          'instead.')])
 
 
+@_checker
 def ex06_hvp(hv: Any) -> Feedback:
     """H v for f(x) = x0**2 * x1 + x1**3 at x = [1, 2], v = [1, 0]."""
     x0, x1 = 1.0, 2.0
@@ -80,6 +84,7 @@ def ex06_hvp(hv: Any) -> Feedback:
                                'product with v.')])
 
 
+@_checker
 def ex06_newton(x_final: Any) -> Feedback:
     """Newton's method for the minimum of f(x) = x**4 - 3x**2 + x from x = 2."""
     # f'(x) = 4x^3 - 6x + 1; the stationary point Newton reaches from 2 is the largest root.

@@ -11,6 +11,7 @@ from autograd_lab import Variable, backend
 
 from .function_node import _NOT_A_TUPLE, _gradient_checks, _is_node_class
 from .feedback import (
+    _checker,
     _as_array,
     _call,
     _check_array,
@@ -29,6 +30,7 @@ from .feedback import (
 LINEAR_SHAPES = {'N': 4, 'n_in': 3, 'n_out': 2}
 
 
+@_checker
 def ex13_shapes(shapes: Any) -> Feedback:
     """Predicted shapes of gx, gW, gb for y = x W^T + b, x (4, 3), W (2, 3), b (2,)."""
     exercise = 'ex13_shapes'
@@ -93,12 +95,11 @@ def _backward_is_stub(node_class: type, inputs: tuple, grad_outputs: tuple,
         return False
 
 
+@_checker(gpu=True)
 def ex13_linear(node_class: Any) -> Feedback:
     """LinearFunction: y = x W^T + b and its backward gx = gy W, gW = gy^T x, gb = sum gy."""
     exercise = 'ex13_linear'
-    failed = _is_node_class(exercise, node_class, 'LinearFunction')
-    if failed is not None:
-        return failed
+    _is_node_class(exercise, node_class, 'LinearFunction')
     x_h, w_h, b_h, gy_h = _linear_problem()
     want = {'gx': gy_h @ w_h, 'gW': gy_h.T @ x_h, 'gb': gy_h.sum(axis=0)}
     for device in _devices():
@@ -108,15 +109,11 @@ def ex13_linear(node_class: Any) -> Feedback:
             y = node_class().apply(args)
             return y[0] if isinstance(y, tuple) else y
 
-        result, failure = _call(exercise, f, x, w, b, known=[_NOT_A_TUPLE])
-        if failure is not None:
-            return failure
+        result = _call(exercise, f, x, w, b, known=[_NOT_A_TUPLE])
         if _backward_is_stub(node_class, (x, w, b), (gy,), (0, 1, 2)):
             return _todo(exercise, 'the gradients in backward')
-        failed = _check_array(exercise, f'y {_where(device)}', result, x_h @ w_h.T + b_h,
+        _check_array(exercise, f'y {_where(device)}', result, x_h @ w_h.T + b_h,
                               'forward returns (x @ W.T + b,): W has shape (n_out, n_in).')
-        if failed is not None:
-            return failed
 
         def grads(x: Any = x, w: Any = w, b: Any = b, gy: Any = gy) -> dict[str, Any]:
             xv, wv, bv = Variable(x), Variable(w), Variable(b)
@@ -125,9 +122,7 @@ def ex13_linear(node_class: Any) -> Feedback:
             y.backward()
             return {'gx': xv.grad, 'gW': wv.grad, 'gb': bv.grad}
 
-        got, failure = _call(exercise, grads, known=_GRAD_SHAPE_HINTS)
-        if failure is not None:
-            return failure
+        got = _call(exercise, grads, known=_GRAD_SHAPE_HINTS)
         mistakes = {
             'gx': [],
             'gW': [(np.ones_like(gy_h).T @ x_h, 'Multiply in gy: gW = gy^T x.')],
@@ -135,17 +130,13 @@ def ex13_linear(node_class: Any) -> Feedback:
                     'own contribution to b.')],
         }
         for name, value in want.items():
-            failed = _check_array(exercise, f'{name} {_where(device)}', got[name], value,
+            _check_array(exercise, f'{name} {_where(device)}', got[name], value,
                                   {'gx': 'gx = gy W', 'gW': 'gW = gy^T x',
                                    'gb': 'gb = sum of gy over the batch axis'}[name] + '.',
                                   mistakes=mistakes[name])
-            if failed is not None:
-                return failed
-        failed = _gradient_checks(exercise, f, (x, w, b), gy, None,
+        _gradient_checks(exercise, f, (x, w, b), gy, None,
                                   'Build each gradient from the grad_outputs Variable gy and '
                                   'the retained inputs, with F.matmul and F.sum.')
-        if failed is not None:
-            return failed
     return _ok(exercise, 'forward, the three gradients and check_backward are right, at '
                'negative and positive values' + _tried_where() + '.')
 
@@ -157,12 +148,11 @@ def _softmax_problem() -> tuple[np.ndarray, np.ndarray]:
     return x, t
 
 
+@_checker(gpu=True)
 def ex13_softmax_ce(node_class: Any) -> Feedback:
     """SoftmaxCrossEntropy: the mean of -log softmax(x)[i, t[i]], and gx = (p - onehot) / N."""
     exercise = 'ex13_softmax_ce'
-    failed = _is_node_class(exercise, node_class, 'SoftmaxCrossEntropy')
-    if failed is not None:
-        return failed
+    _is_node_class(exercise, node_class, 'SoftmaxCrossEntropy')
     x_h, t_h = _softmax_problem()
     n = len(t_h)
     p_h = np.exp(x_h - x_h.max(axis=1, keepdims=True))
@@ -177,20 +167,14 @@ def ex13_softmax_ce(node_class: Any) -> Feedback:
             y = node_class().apply((v, t))
             return y[0] if isinstance(y, tuple) else y
 
-        result, failure = _call(exercise, loss_of, x, known=[_NOT_A_TUPLE])
-        if failure is not None:
-            return failure
+        result = _call(exercise, loss_of, x, known=[_NOT_A_TUPLE])
         if _backward_is_stub(node_class, (x, t), (device.send(np.array(g_loss)),), (0,)):
             return _todo(exercise, 'the gradient in backward')
-        failed = _check_array(exercise, f'loss {_where(device)}', result,
+        _check_array(exercise, f'loss {_where(device)}', result,
                               -np.log(p_h[np.arange(n), t_h]).mean(),
                               'loss = the mean over the batch of -log p[i, t[i]], with p = '
                               'softmax(x) row by row.')
-        if failed is not None:
-            return failed
-        big, failure = _call(exercise, loss_of, x + 1000)
-        if failure is not None:
-            return failure
+        big = _call(exercise, loss_of, x + 1000)
         big_value = _as_array(big)
         if big_value is None or not np.all(np.isfinite(big_value)):
             return _wrong(exercise, f'with logits near 1000 the loss is {big_value}.',
@@ -204,12 +188,10 @@ def ex13_softmax_ce(node_class: Any) -> Feedback:
             loss.backward()
             return xv.grad
 
-        got, failure = _call(exercise, gx_of, known=[
+        got = _call(exercise, gx_of, known=[
             (TypeError, 'mixed', 'The one-hot must be on the same device as x: make it with '
              'xp = backend.get_array_module(...) (lesson 11), not np.')])
-        if failure is not None:
-            return failure
-        failed = _check_array(
+        _check_array(
             exercise, f'gx {_where(device)}', got, want_gx,
             'gx = (softmax(x) - onehot(t)) / N, times the incoming gradient gy.',
             mistakes=[(want_gx * n, 'The loss is a mean over the N rows: divide by N.'),
@@ -217,12 +199,8 @@ def ex13_softmax_ce(node_class: Any) -> Feedback:
                        'lowers the loss.'),
                       (want_gx / g_loss, 'Multiply by the incoming gradient gy (grad_outputs): '
                        'the loss may itself be used further on.')])
-        if failed is not None:
-            return failed
-        failed = _gradient_checks(exercise, loss_of, x, device.send(np.array(g_loss)), None,
+        _gradient_checks(exercise, loss_of, x, device.send(np.array(g_loss)), None,
                                   'gx = (p - onehot) / N * gy, built from Variables.')
-        if failed is not None:
-            return failed
     return _ok(exercise, 'loss, gradient and check_backward are right' + _tried_where() + '.')
 
 
@@ -230,6 +208,7 @@ def ex13_softmax_ce(node_class: Any) -> Feedback:
 COUNT = {'m': 100, 'D': 3}
 
 
+@_checker
 def ex13_count(counts: Any) -> Feedback:
     """Predicted multiply-adds for dL/dx through D m-by-m layers: reverse and forward mode."""
     m, depth = COUNT['m'], COUNT['D']

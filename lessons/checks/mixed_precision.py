@@ -8,6 +8,7 @@ import numpy as np
 
 
 from .feedback import (
+    _checker,
     _as_array,
     _compare,
     _fmt,
@@ -21,6 +22,7 @@ from .feedback import (
 FLOAT16_CANDIDATES = (1e-9, 2e-8, 4e-8, 1e-6)
 
 
+@_checker
 def ex10_zero_in_float16(values: Any) -> Feedback:
     """Predicted: which of 1e-9, 2e-8, 4e-8, 1e-6 become exactly 0 in float16."""
     exercise = 'ex10_zero_in_float16'
@@ -54,6 +56,7 @@ def ex10_zero_in_float16(values: Any) -> Feedback:
     return _wrong(exercise, f'you said {sorted(got)}.', hint)
 
 
+@_checker
 def ex10_unscaled(grad: Any) -> Feedback:
     """The true float16 gradient of loss = 1e-4 * sum(x * 1e-4) at x = ones(3), via scaling."""
     want = np.full(3, 1e-8)
@@ -76,6 +79,7 @@ def ex10_unscaled(grad: Any) -> Feedback:
     return _compare('ex10_unscaled', 'x.grad', grad, want, hint, rtol=0.05, atol=0)
 
 
+@_checker
 def ex10_max_scale(scale: Any) -> Feedback:
     """The largest power of two S such that a gradient of 3.0 times S stays finite in float16."""
     largest = float(np.finfo(np.float16).max)

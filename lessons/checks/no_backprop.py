@@ -11,6 +11,7 @@ import autograd_lab.links as L
 from autograd_lab import Variable, events
 
 from .feedback import (
+    _checker,
     _call,
     _compare,
     _names,
@@ -20,11 +21,10 @@ from .feedback import (
 )
 
 
+@_checker
 def ex08_recorded(names: Any) -> Feedback:
     """Predicted: which of y1..y4 in the lesson's snippet have a creator."""
     got = _names('ex08_recorded', names, "{'y1'}")
-    if isinstance(got, Feedback) or got is None:
-        return got
     x = Variable(np.array([1.0, 2.0]))
     y1 = x * 2
     with chainer.no_backprop_mode():
@@ -49,14 +49,13 @@ def ex08_recorded(names: Any) -> Feedback:
     return _wrong('ex08_recorded', f'you said {sorted(got)}.', ' '.join(hints))
 
 
+@_checker
 def ex08_predict(predict: Any) -> Feedback:
     """predict(model, x) -> Variable computed by the model without recording the graph."""
     model = L.Linear(3, 2, initialW=np.arange(6.0).reshape(2, 3) / 10, initial_bias=0.5)
     x = np.array([[1.0, -1.0, 2.0]], dtype=np.float32)
     with events.recording() as log:  # which functions ran, and whether they were recorded
-        result, failure = _call('ex08_predict', predict, model, x)
-    if failure is not None:
-        return failure
+        result = _call('ex08_predict', predict, model, x)
     applied = [e for e in log if e.kind == 'function_applied']
     want = x @ model.W.array.T + model.b.array
     hint = 'Return model(x), computed inside `with chainer.no_backprop_mode():`.'

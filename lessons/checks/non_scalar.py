@@ -8,11 +8,13 @@ import numpy as np
 
 
 from .feedback import (
+    _checker,
     _compare,
     Feedback,
 )
 
 
+@_checker
 def ex04_sum_sin(grad: Any) -> Feedback:
     """x = linspace(0, pi, 5): gradient of F.sum(F.sin(x))."""
     x = np.linspace(0, np.pi, 5)
@@ -25,6 +27,7 @@ def ex04_sum_sin(grad: Any) -> Feedback:
                                'multiplies it by its own derivative, cos(x).')])
 
 
+@_checker
 def ex04_weighted(prediction: Any) -> Feedback:
     """Predicted x.grad of y = x**2 at x = [1, 2, 3] with the seed y.grad = [1, 0, 10]."""
     x = np.array([1.0, 2.0, 3.0])

@@ -10,6 +10,7 @@ import autograd_lab.functions as F
 from autograd_lab import Variable
 
 from .feedback import (
+    _checker,
     _compare,
     _names,
     _ok,
@@ -18,11 +19,10 @@ from .feedback import (
 )
 
 
+@_checker
 def ex03_released(names: Any) -> Feedback:
     """Predicted: which of 'x', 'h', 'loss' have grad None after a plain loss.backward()."""
     got = _names('ex03_released', names, "{'x'}")
-    if isinstance(got, Feedback) or got is None:
-        return got
     x = Variable(np.array([1.0, 2.0]))
     h = 3 * x + 1
     loss = F.sum(h**2)
@@ -44,6 +44,7 @@ def ex03_released(names: Any) -> Feedback:
                   'h was made by a function: its gradient is freed once it has been used.')
 
 
+@_checker
 def ex03_h_grad(grad: Any) -> Feedback:
     """h = 3x + 1, loss = sum(h**2), x = [1, 2]: dloss/dh, kept with retain_grad."""
     h = 3 * np.array([1.0, 2.0]) + 1

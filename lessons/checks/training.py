@@ -11,6 +11,7 @@ import autograd_lab.functions as F
 import autograd_lab.links as L
 
 from .feedback import (
+    _checker,
     _as_array,
     _call,
     _compare,
@@ -21,6 +22,7 @@ from .feedback import (
 )
 
 
+@_checker
 def ex09_param_count(count: Any) -> Feedback:
     """The number of scalars in an MLP 64 -> 32 -> 10 (weights and biases)."""
     return _compare('ex09_param_count', 'count', count, 64 * 32 + 32 + 32 * 10 + 10,
@@ -52,6 +54,7 @@ def _reference_steps(n: int) -> np.ndarray:
     return model.W.array.copy()
 
 
+@_checker
 def ex09_train_step(train_step: Any) -> Feedback:
     """train_step(model, optimizer, x, t) -> loss as a float, after one SGD update."""
     if train_step is ...:
@@ -61,9 +64,7 @@ def ex09_train_step(train_step: Any) -> Feedback:
     first_loss = float(F.softmax_cross_entropy(model(x), t).array)
     losses = []
     for _ in range(3):
-        result, failure = _call('ex09_train_step', train_step, model, opt, x, t)
-        if failure is not None:
-            return failure
+        result = _call('ex09_train_step', train_step, model, opt, x, t)
         losses.append(result)
     returned = _as_array(losses[0])
     if returned is None or returned.size != 1 or not np.isclose(returned.item(), first_loss,
@@ -91,6 +92,7 @@ LEARNING_RATES = (0.01, 0.3, 3.0)
 LR_RANKING = [0.3, 0.01, 3.0]
 
 
+@_checker
 def ex09_lr_ranking(ranking: Any) -> Feedback:
     """Predicted: the learning rates 0.01, 0.3, 3.0 ordered by final validation loss."""
     if ranking is ...:

@@ -18,7 +18,7 @@ import numpy as np
 import autograd_lab.functions as F
 from autograd_lab import Variable, events
 
-from .feedback import Feedback, _call, _ok, _todo, _wrong
+from .feedback import Feedback, _call, _checker, _ok, _todo, _wrong
 
 #: the lesson's network: a batch of N digits of D pixels, H hidden units, C classes
 MLP = {'N': 8, 'D': 64, 'H': 16, 'C': 10}
@@ -34,6 +34,7 @@ def mlp_shapes(N: int = MLP['N'], D: int = MLP['D'], H: int = MLP['H'],
     return {'gW1': (H, D), 'gb1': (H,), 'gh': (N, H), 'gW2': (C, H), 'gs': (N, C)}
 
 
+@_checker(answer=lambda: str(mlp_shapes()))
 def ex13_mlp_shapes(shapes: Any) -> Feedback:
     """The predicted shapes of gW1, gb1, gh, gW2 and gs."""
     exercise = 'ex13_mlp_shapes'
@@ -111,6 +112,9 @@ def _unbroadcast_variants() -> list[tuple[Callable[[np.ndarray, tuple], Any], st
     ]
 
 
+@_checker(answer=lambda: (
+    'sum over the leading axes g has more than shape, then over each axis where shape'
+    ' has 1 and g has more, with keepdims=True'))
 def ex13_unbroadcast(func: Any) -> Feedback:
     """``unbroadcast(g, shape)`` on several broadcasts, shapes exact, sums to roundoff."""
     exercise = 'ex13_unbroadcast'
@@ -118,9 +122,7 @@ def ex13_unbroadcast(func: Any) -> Feedback:
     cases = [(rng.normal(size=gs), shape) for gs, shape in UNBROADCAST_CASES]
     got = []
     for g, shape in cases:
-        result, failed = _call(exercise, func, g.copy(), shape)
-        if failed is not None:
-            return failed
+        result = _call(exercise, func, g.copy(), shape)
         try:
             got.append(np.asarray(result, dtype=np.float64))
         except (TypeError, ValueError):
@@ -191,6 +193,9 @@ _MLP_MISTAKES = [
 ]
 
 
+@_checker(answer=lambda: (
+    'gs = (softmax(s) - onehot) / N; gW2 = gs.T @ r; gb2 = gs.sum(0); gh = (gs @ W2) '
+    '* (h > 0); gW1 = gh.T @ x; gb1 = gh.sum(0)'))
 def ex13_mlp(func: Any) -> Feedback:
     """``mlp_grads(x, t, W1, b1, W2, b2)``: the gradients by hand, NumPy only, equal to
     the engine's on two problems."""
@@ -199,9 +204,7 @@ def ex13_mlp(func: Any) -> Feedback:
     for seed, *sizes in PROBLEMS:
         problem = _problem(seed, *sizes)
         with events.recording() as log:
-            grads, failed = _call(exercise, func, *(a.copy() for a in problem))
-        if failed is not None:
-            return failed
+            grads = _call(exercise, func, *(a.copy() for a in problem))
         if any(e.kind in ('variable_created', 'function_applied', 'backward_started')
                for e in log):
             return _wrong(exercise, 'the engine ran inside your function.',

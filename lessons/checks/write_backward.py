@@ -19,7 +19,7 @@ import numpy as np
 import autograd_lab.functions as F
 from autograd_lab import BackwardStepper, FunctionNode, Variable, events
 
-from .feedback import Feedback, _call, _ok, _todo, _wrong
+from .feedback import Feedback, _call, _checker, _ok, _todo, _wrong
 
 #: The lesson's example, y = (2x + 1)**2 + sin(x), at x = 0.5; its variables by name.
 EXAMPLE_X = 0.5
@@ -110,14 +110,16 @@ def _order_mistake(order: list, y: Variable) -> str | None:
             'walk from y breaks this where paths of different lengths meet.')
 
 
+@_checker(answer=lambda: (
+    'a depth-first walk from y.creator: visit(func) returns at once for None or a '
+    'visited function, marks func visited, visits the creator of each of func.inputs,'
+    ' then appends func; return the list reversed'))
 def ex14_order(reverse_topological: Any) -> Feedback:
     """``reverse_topological(y)``: every function behind y once, each before the
     functions that made its inputs."""
     exercise = 'ex14_order'
     for _, y in _problems():
-        order, failed = _call(exercise, reverse_topological, y)
-        if failed is not None:
-            return failed
+        order = _call(exercise, reverse_topological, y)
         if not isinstance(order, (list, tuple)):
             return _wrong(exercise, f'got {type(order).__name__}, not a list.',
                           'Return a list of FunctionNodes, y.creator first.')
@@ -132,6 +134,9 @@ def _dy_dx(x: float) -> float:
     return 4 * (2 * x + 1) + np.cos(x)
 
 
+@_checker(answer=lambda: (
+    '{0.5: 4 * (2 * 0.5 + 1) + cos(0.5) = 8.8776, -1.0: 4 * (2 * -1 + 1) + cos(-1) = '
+    '-3.4597}'))
 def ex14_predict(dy_dx: Any) -> Feedback:
     """dy/dx of y = (2x + 1)**2 + sin(x), predicted at x = 0.5 and x = -1."""
     exercise = 'ex14_predict'
@@ -227,35 +232,35 @@ def _same(got: list, want: list) -> bool:
                and np.allclose(g, w, rtol=1e-10, atol=1e-12) for g, w in zip(got, want))
 
 
-def _run_watched(exercise: str, my_backward: Any, leaves: list[Variable],
-                 y: Variable) -> tuple[Any, Feedback | None]:
-    """Run the learner's backward on y inside a recording; reject the engine's backward."""
+def _run_watched(exercise: str, my_backward: Any, leaves: list[Variable], y: Variable) -> Any:
+    """The learner's backward run on y inside a recording; stops the check when the
+    engine's backward ran in it or it set a grad."""
     with events.recording() as log:
-        grads, failed = _call(exercise, my_backward, y)
-    if failed is not None:
-        return None, failed
-    kinds = {e.kind for e in log}
-    if 'backward_started' in kinds:
-        return None, _wrong(exercise, "the engine's backward ran inside your function.",
-                            "You ran the engine's backward (y.backward() or chainer.grad), "
-                            'which is what you are writing here: loop over your order and '
-                            "call each function's own backward.")
+        grads = _call(exercise, my_backward, y)
+    if any(e.kind == 'backward_started' for e in log):
+        _wrong(exercise, "the engine's backward ran inside your function.",
+               "You ran the engine's backward (y.backward() or chainer.grad), which is what "
+               "you are writing here: loop over your order and call each function's own "
+               'backward.')
     if any(x.grad is not None for x in leaves):
-        return None, _wrong(exercise, 'your function set x.grad.',
-                            'Return the gradients in the dictionary; leave the variables\' '
-                            'grad alone (backward() is what sets them).')
-    return grads, None
+        _wrong(exercise, 'your function set x.grad.',
+               "Return the gradients in the dictionary; leave the variables' grad alone "
+               '(backward() is what sets them).')
+    return grads
 
 
+@_checker(answer=lambda: (
+    'grads = {y.node: ones}; for func in reverse_topological(y): gys = '
+    'tuple(grads.get(r()) for r in func.outputs); gxs = '
+    'func.backward(tuple(range(len(func.inputs))), gys); for each (node, g): '
+    'grads[node] = g if node not in grads else grads[node] + g'))
 def ex14_backward(my_backward: Any) -> Feedback:
     """``my_backward(y)``: {VariableNode: gradient} by the learner's own loop."""
     exercise = 'ex14_backward'
     for make in range(len(_problems())):
         leaves, y = _problems()[make]
         calls = _watch(y)
-        grads, failed = _run_watched(exercise, my_backward, leaves, y)
-        if failed is not None:
-            return failed
+        grads = _run_watched(exercise, my_backward, leaves, y)
         if not isinstance(grads, Mapping):
             return _wrong(exercise, f'got {type(grads).__name__}, not a dict.',
                           "Return the dict {node: gradient}, keyed by each variable's node.")
@@ -297,6 +302,7 @@ def engine_order(x0: float = EXAMPLE_X) -> list[str]:
     return ran
 
 
+@_checker(answer=lambda: "['y', 'b', 'v', 'a', 'u']")
 def ex14_engine_order(order: Any) -> Feedback:
     """The predicted order of the engine's backward on the example, by variable names."""
     exercise = 'ex14_engine_order'

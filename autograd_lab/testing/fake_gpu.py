@@ -1,20 +1,35 @@
-"""A test-only GPU backend: NumPy arrays behind a distinct array type.
+"""A GPU backend without a GPU: NumPy arrays behind a distinct array type.
 
 ``FakeGpuArray`` is an ndarray subclass that remembers which fake device holds
 it (``device_id``).  ``xp`` is a module-like namespace that delegates to NumPy
 and views every array result as a ``FakeGpuArray`` (as ``cupy`` returns
 ``cupy.ndarray``), so the engine's device paths (``to_gpu``, ``to_device``,
-``get_array_module``, the no-mixing check, ...) all run without a GPU.
+``get_array_module``, the no-mixing check, ...) all run without a GPU.  Like CuPy, an
+arithmetic operation refuses a NumPy array next to a GPU one (TypeError), and an array
+that ``np.*`` made, or indexed, is a NumPy array, not a GPU one.
 
-Use it through the ``fake_gpu`` fixture of ``tests/conftest.py``, which
-registers :func:`make_backend` with ``backend.register_gpu_backend`` and
-restores the previous backend afterwards.
+:func:`installed` puts it in place as the engine's GPU backend for a block (the tests'
+``fake_gpu`` fixture, and the lessons' checkers where there is no real GPU):
+
+>>> import numpy as np
+>>> from autograd_lab import backend
+>>> with installed():
+...     a = backend.GpuDevice.from_device_id(0).send(np.arange(3.0))
+...     print(type(a).__name__, type(np.eye(3)[a.astype(int)]).__name__)
+...     a + np.ones(3)
+Traceback (most recent call last):
+...
+TypeError: ...
+>>> FakeGpuArray.__name__
+'FakeGpuArray'
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import types
+from collections.abc import Iterator
 from typing import Any
 
 import numpy
@@ -24,6 +39,8 @@ from autograd_lab import backend
 DEVICE_COUNT = 2
 
 _current = {'device': 0}
+#: Whether a NumPy array next to a GPU one raises, as in CuPy (:func:`installed`'s strict).
+_refuse_mixing = {'on': False}
 
 
 class FakeGpuArray(numpy.ndarray):
@@ -37,6 +54,20 @@ class FakeGpuArray(numpy.ndarray):
     def __getitem__(self, index: Any) -> Any:
         # CuPy returns 0-dim arrays, never NumPy scalars.
         return _wrap(super().__getitem__(index), self.device_id)
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        # CuPy refuses a NumPy array as an operand (TypeError): no silent host-device mix.
+        operands = (*inputs, *kwargs.get('out', ()))
+        if _refuse_mixing['on'] and any(type(a) is numpy.ndarray for a in operands):
+            raise TypeError(f'Unsupported type {numpy.ndarray!r} next to a GPU array '
+                            f'(fake GPU, as CuPy): {ufunc.__name__}')
+        plain = [a.view(numpy.ndarray) if isinstance(a, FakeGpuArray) else a for a in inputs]
+        if 'out' in kwargs:
+            kwargs['out'] = tuple(o.view(numpy.ndarray) for o in kwargs['out'])
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        if method == 'at':
+            return None
+        return _wrap(result, self.device_id)
 
     def get(self) -> numpy.ndarray:
         """A NumPy copy on the host (like ``cupy.ndarray.get``)."""
@@ -119,3 +150,26 @@ def make_backend() -> backend.GpuBackend:
     return backend.GpuBackend(xp, FakeGpuArray, to_device=to_device, device_of=device_of,
                               device_count=device_count, use=use, label='fake',
                               current=lambda: _current['device'])
+
+
+@contextlib.contextmanager
+def installed(*, strict: bool = True) -> Iterator[backend.GpuBackend]:
+    """The fake GPU as the engine's GPU backend inside the block; afterwards the registry
+    is exactly as it was (a real CuPy not probed yet is still probed on first use).
+
+    ``strict=False`` lets a NumPy array and a GPU one mix in arithmetic, for tests that
+    compare GPU results with ``np.testing`` (which CuPy itself would refuse).
+    """
+    with backend._lock:
+        saved = backend._gpu, backend._gpu_probed
+    saved_device, saved_strict = _current['device'], _refuse_mixing['on']
+    _refuse_mixing['on'] = strict
+    use(0)
+    backend.register_gpu_backend(make_backend())
+    try:
+        yield backend.gpu_backend()
+    finally:
+        with backend._lock:
+            backend._gpu, backend._gpu_probed = saved
+        _refuse_mixing['on'] = saved_strict
+        use(saved_device)
