@@ -16,6 +16,10 @@ pressing Check; the lesson's checker, run in the kernel, must then grade it corr
 Lesson 5: Run to here pressed in the inspect panel of sin's box stops backward with sin
 next; the exercise's guess, made in the kernel, is graded by the view and the checker.
 
+Lesson 13: the two-layer network's view: W1, b1 and W2 clicked, the inspect panel shows
+their shapes before backward and after Run to end; the shapes predicted in exercise 13.5
+are graded correct by its checker.
+
 Lesson 14: the view stepped with Step as the lesson asks: after two steps the status and
 the ledger say that _ + 1 runs next (sin, ready since the first step, waits: lower rank);
 the exercise's prediction is graded by its checker in the kernel; five steps finish.
@@ -209,3 +213,39 @@ def test_lesson_fourteen_engine_order_stepped_in_lab(page, lab_server, notebook_
         step.click()
         expect(widget.locator('.agl-counter')).to_have_attribute('data-step', str(n))
     expect(widget.locator('.agl-status')).to_contain_text('Backward finished')
+
+
+def test_lesson_thirteen_shapes_read_off_the_view(page, lab_server, notebook_root):
+    # "Click the variables in the view: the inspect panel gives each one's shape", then
+    # Run to end: each parameter's grad has the shape exercise 13.5 asks for
+    probe = _run_lesson_in_lab(page, lab_server, notebook_root,
+                               LESSONS / '13_matrix_backward.ipynb')
+    widget = jh.wait_widget_ready(page, index=0)
+    want = checks.MLP
+    shapes = {'W1': (want['H'], want['D']), 'b1': (want['H'],), 'W2': (want['C'], want['H'])}
+
+    def inspect(name: str) -> str:
+        ident = probe.eval(f'__import__("autograd_lab").events.uid(view_params[{name!r}])')
+        node = widget.locator(f'svg g.node#n{ident}')
+        node.scroll_into_view_if_needed()
+        # the parameters sit at the top of a tall graph, beyond the stage: drag it there
+        # would do the same; a click event on the node is what the view listens to
+        node.dispatch_event('click')
+        expect(widget.locator('.agl-inspect')).to_have_attribute('data-node-id', str(ident))
+        return widget.locator('.agl-inspect').inner_text()
+
+    for name, shape in shapes.items():   # before backward: the shapes, no grad yet
+        assert str(shape) in inspect(name), name
+    widget.locator('button[data-action="run"]').click()
+    expect(widget.locator('.agl-status')).to_contain_text('Backward finished')
+    for name, shape in shapes.items():
+        text = inspect(name)
+        assert str(shape) in text, name
+        assert probe.eval(f'view_params[{name!r}].grad.shape') == list(shape) or \
+            tuple(probe.eval(f'list(view_params[{name!r}].grad.shape)')) == shape
+    widget.scroll_into_view_if_needed()
+    jh.screenshot(page, 'lesson13-mlp-shapes')
+    predicted = {'gW1': shapes['W1'], 'gb1': shapes['b1'], 'gh': (want['N'], want['H']),
+                 'gW2': shapes['W2'], 'gs': (want['N'], want['C'])}
+    verdict = probe.eval(f'repr(checks.ex13_mlp_shapes({predicted!r}))')
+    assert '\u2705' in verdict, verdict
