@@ -315,10 +315,12 @@ def _lesson_view(stem: str, upto: str, name: str):
     return namespace[name]
 
 
-#: Lesson 2's hand values by the name drawn on each node of the named neuron.
-BY_HAND = {'d': HAND['g_d'], 'e': HAND['g_e'], 'u': HAND['g_u'], 'z': HAND['g_z'],
-           's': HAND['g_z'], 'a': HAND['g_z'], 'b': HAND['g_z'],
-           **{k: HAND[k] for k in ('w0', 'x0', 'w1', 'x1', 'w2')}}
+#: The hand values of the neuron predicted in lesson 2's view (other inputs than 2.1-2.3's).
+HAND_VIEW = checks.neuron_by_hand(checks.NEURON_VIEW)
+#: Lesson 2's hand values by the name drawn on each node of the view's named neuron.
+BY_HAND = {'d': HAND_VIEW['g_d'], 'e': HAND_VIEW['g_e'], 'u': HAND_VIEW['g_u'],
+           'z': HAND_VIEW['g_z'], 's': HAND_VIEW['g_z'], 'a': HAND_VIEW['g_z'],
+           'b': HAND_VIEW['g_z'], **{k: HAND_VIEW[k] for k in ('w0', 'x0', 'w1', 'x1', 'w2')}}
 
 
 def _predicted_view(how='right', view=None):
@@ -343,7 +345,7 @@ def _predicted_view(how='right', view=None):
         if how == 'skipped' and steps == 0:
             view.step()
         elif how == 'wrong' and targets == ['s', 'w2']:
-            view.guess(s=HAND['g_z'] / 2, w2=HAND['g_z'] / 2)
+            view.guess(s=HAND_VIEW['g_z'] / 2, w2=HAND_VIEW['g_z'] / 2)
         else:
             view.guess(**{n: BY_HAND[n] for n in targets})
         steps += 1
@@ -996,9 +998,25 @@ def test_lesson_2_hand_computation_equals_the_engine(monkeypatch):
     assert ns['g_z'] == pytest.approx(float(z.grad))
     assert ns['grads'] == pytest.approx({k: float(v.grad) for k, v in inputs.items()})
     assert ns['engine_grads'] == pytest.approx(ns['grads'])
-    ns = run_lesson('02_chain_rule_by_hand')
+    ns = run_lesson('02_chain_rule_by_hand', keep_views=True)
+    assert ns['x'].grad is None   # 2.5's view opens before backward: the student steps it
+    ns['gates_view'].run()
     assert ns['gate_grads'] == pytest.approx(
         {'x': float(ns['x'].grad), 'y': float(ns['y'].grad), 'z': float(ns['z'].grad)})
+    for view in ns['_lesson_views']:
+        view.close()
+
+
+def test_lesson_2_predicts_in_the_view_on_inputs_not_solved_before():
+    # exercise 2.4's graph is the neuron at other inputs: every grad it asks for differs
+    # from the ones the student computed in 2.2 and 2.3
+    asked = ('g_d', 'g_e', 'g_u', 'g_z', 'w0', 'x0', 'w1', 'x1', 'w2')
+    solved = {round(HAND[k], 4) for k in asked}
+    assert not solved & {round(HAND_VIEW[k], 4) for k in asked}
+    view = _lesson_view('02_chain_rule_by_hand', 'view.predict = True', 'view')
+    shown = _cells(view)
+    for name, value in checks.NEURON_VIEW.items():
+        assert float(shown[name]['data']) == value, name   # the values on the graph
 
 
 def test_view_predictions_by_hand_are_the_engines_backward():
@@ -1035,8 +1053,8 @@ def test_lesson_2_the_view_drove_the_engine_to_the_hand_values(monkeypatch):
     monkeypatch.setattr(checks, 'STRICT', True)  # the reference predictions must pass
     ns = run_lesson('02_chain_rule_by_hand', upto='named[name].grad')
     assert set(ns['named']) == {*checks.NEURON, 'a', 'b', 's', 'z', 'u', 'e', 'd', 'f'}
-    for name in checks.NEURON:
-        assert float(ns['named'][name].grad) == pytest.approx(HAND[name]), name
+    for name in checks.NEURON_VIEW:
+        assert float(ns['named'][name].grad) == pytest.approx(HAND_VIEW[name]), name
 
 
 def test_lesson_1_float32_and_float64_central_differences():

@@ -33,7 +33,7 @@ from typing import Any
 from .derivatives import ex01_accumulate, ex01_cubic, ex01_central_difference
 from .chain_rule import (
     neuron_by_hand, ex02_forward, ex02_dz, ex02_input_grads, ex02_view_predictions,
-    gates_by_hand, ex02_gates, NEURON, NEURON_STEPS, GATES,
+    gates_by_hand, ex02_gates, NEURON, NEURON_STEPS, NEURON_VIEW, GATES,
 )
 from .retain_grad import ex03_released, ex03_h_grad
 from .non_scalar import ex04_sum_sin, ex04_weighted
@@ -74,6 +74,7 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
     'MLP',
     'NEURON',
     'NEURON_STEPS',
+    'NEURON_VIEW',
     'RNN_TARGETS',
     'RNN_XS',
     'STRICT',

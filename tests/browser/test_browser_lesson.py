@@ -11,7 +11,9 @@ the kernel (where the Variable still lives).
 
 Lesson 2: exercise 2.4 done the way the lesson asks, in the browser: each step of the
 neuron's backward predicted by typing the hand-computed values into the ledger's boxes and
-pressing Check; the lesson's checker, run in the kernel, must then grade it correct.
+pressing Check; the lesson's checker, run in the kernel, must then grade it correct. The
+neuron is at other inputs than the one worked out by hand before. Exercise 2.5's view opens
+before backward and is stepped to the end: the engine's grads are the gate patterns'.
 
 Lesson 5: Run to here pressed in the inspect panel of sin's box stops backward with sin
 next; the exercise's guess, made in the kernel, is graded by the view and the checker.
@@ -132,10 +134,11 @@ def test_lesson_two_predicted_in_the_browser_is_graded_by_its_checker(page, lab_
                                                                       notebook_root):
     probe = _run_lesson_in_lab(page, lab_server, notebook_root,
                                LESSONS / '02_chain_rule_by_hand.ipynb')
-    hand = checks.neuron_by_hand()
+    # the view's neuron is at other inputs than the one worked out in 2.2 and 2.3
+    hand = checks.neuron_by_hand(checks.NEURON_VIEW)
     by_hand = {'d': hand['g_d'], 'e': hand['g_e'], 'u': hand['g_u'], 'z': hand['g_z'],
                's': hand['g_z'], 'a': hand['g_z'], 'b': hand['g_z'],
-               **{k: hand[k] for k in checks.NEURON}}
+               **{k: hand[k] for k in checks.NEURON_VIEW}}
     assert 'not done yet' in probe.eval('repr(checks.ex02_view_predictions(view))')
     widget = jh.wait_widget_ready(page, index=0)   # the neuron's view, in predict mode
     expect(widget.locator('button[data-action="predict"]')).to_have_attribute(
@@ -160,6 +163,15 @@ def test_lesson_two_predicted_in_the_browser_is_graded_by_its_checker(page, lab_
     verdict = probe.eval('repr(checks.ex02_view_predictions(view))')
     assert '8 of 8 right' in verdict and '\u2705' in verdict, verdict
     assert probe.eval('float(named["w0"].grad)') == pytest.approx(hand['w0'])
+
+    # exercise 2.5's view opened before backward: no grad yet; Step runs it in the engine
+    gates = jh.wait_widget_ready(page, index=1)
+    assert probe.eval('x.grad is None and gates_view.status["step"] == 0')
+    assert step_until_done(gates) == 3
+    gates.scroll_into_view_if_needed()
+    jh.screenshot(page, 'lesson02-gates-stepped')
+    want = checks.gates_by_hand()
+    assert probe.eval('[float(v.grad) for v in (x, y, z)]') == [want[k] for k in 'xyz']
 
 
 def test_lesson_five_run_to_here_from_the_inspect_panel(page, lab_server, notebook_root):
