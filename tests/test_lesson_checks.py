@@ -970,23 +970,62 @@ def test_lesson_5_run_to_stops_with_sin_next_after_exp():
     assert ns['diamond'].score.right == 1 and ns['sin_step'].right
 
 
-def test_lesson_6_7_9_11_12_views_as_described():
-    _, (view,) = _lesson_views('06_higher_order', upto='view.run()')
+def test_lesson_6_7_9_12_views_as_described():
+    _, (view,) = _lesson_views('06_higher_order', upto='view = GraphView(y, enable')
+    assert view.orders == [0] and view.status['step'] == 0   # the student steps it
+    view.step()
     assert view.orders == [0, 1] and 'dashed' in view.to_dot()
+    assert _cells(view)['x']['grad'] == '12.0'
     _, views = _lesson_views('07_cutting_the_graph', upto='view.unchain(a')
     assert views[-1].status['total'] == 2                 # "only sin and the multiply"
     assert 'class="edge-cut"' in views[-1].to_dot()
-    _, views = _lesson_views('09_links_and_optimizers', upto='links=model')
-    view = views[-1]
+    # 9: "which parameters receive their gradients first?": l2's, at the second step
+    ns, views = _lesson_views('09_links_and_optimizers', upto='links=model')
+    view, model = views[-1], ns['model']
     assert '2 Links collapsed' in view.status['note']
+    assert all(p.grad is None for p in model.params())   # the grads of training cleared
     view.step()
     assert 'Next: f3 (LinearFunction)' in _ledger(view)
-    _, (view,) = _lesson_views('11_devices', upto='view = GraphView')
-    assert view.gpu_available == backend.cuda_available()
-    assert view.gpu_reason == (backend.gpu_unavailable_reason() or '')
-    _, (view,) = _lesson_views('12_custom_function_node', upto='GraphView(F.sum(y))')
-    view.run()
+    view.step()
+    assert model.l2.W.grad is not None and model.l2.b.grad is not None
+    assert model.l1.W.grad is None and model.l1.b.grad is None
+    # 12: predict what Cube's backward sends: the ledger cannot give its rule
+    _, (view,) = _lesson_views('12_custom_function_node', upto='cube_view.predict = True')
+    assert view.predict and view.status['step'] == 0
+    assert str(view.guess([1.0, 1.0])).startswith('Right!')        # sum sends ones to y
+    assert _ledger(view)['Next: f1 (Cube)']['rule'] == 'Cube: see its backward()'
+    verdict = view.guess([3.0, 12.0])                               # 3 x**2 times 1
+    assert verdict.right and view.status['done']
     assert _ledger(view)['Just ran: f1 (Cube)']['rule'] == 'Cube: see its backward()'
+
+
+def test_lesson_4_the_seed_is_read_off_the_view():
+    # before backward, y's grad row holds the seed; Step sends seed times 2x to x
+    ns, (view,) = _lesson_views('04_non_scalar_outputs', upto='seeded = GraphView(y)')
+    cells = _cells(view)
+    assert cells['y']['grad'] == '[1.0, 0.0, 10.0]' and cells['x']['grad'] == '\u2014'
+    view.step()
+    ledger = _ledger(view)['Just ran: f1 (_ ** 2)']
+    assert ledger['grad in'] == 'y: [1.0, 0.0, 10.0]'
+    assert ledger['x'].endswith('= [2.0, 0.0, 60.0]')
+    assert ns['x'].grad.tolist() == [2.0, 0.0, 60.0]
+
+
+def test_lesson_7_decay_through_time_is_read_off_the_view():
+    ns, views = _lesson_views('07_cutting_the_graph', upto='through_time = GraphView')
+    view = views[-1]
+    view.run()
+    # L = h4: each step back through time halves the gradient (w = 0.5)
+    grads = [float(_cells(view)[f'h{t}']['grad']) for t in range(5)]
+    assert grads == [0.0625, 0.125, 0.25, 0.5, 1.0]
+    assert [float(h.grad) for h in ns['hs']] == grads
+
+
+def test_lesson_8_backward_stops_where_recording_stopped():
+    ns, (view,) = _lesson_views('08_no_backprop_mode', upto='cut_view = GraphView')
+    assert view.status['total'] == 1                      # only y4 = y2 * 2 was recorded
+    view.run()
+    assert ns['x'].grad is None and ns['y2'].grad.tolist() == [2.0, 2.0]
 
 
 def test_lesson_2_hand_computation_equals_the_engine(monkeypatch):
