@@ -15,6 +15,9 @@ pressing Check; the lesson's checker, run in the kernel, must then grade it corr
 neuron is at other inputs than the one worked out by hand before. Exercise 2.5's view opens
 before backward and is stepped to the end: the engine's grads are the gate patterns'.
 
+Lesson 4: the seed read off the view: before backward, y's grad row shows the seed and x's
+none; one Step, and the ledger shows the seed arriving, times 2x, sent to x.
+
 Lesson 5: Run to here pressed in the inspect panel of sin's box stops backward with sin
 next; the exercise's guess, made in the kernel, is graded by the view and the checker.
 
@@ -36,7 +39,7 @@ import jupyter_harness as jh
 import numpy as np
 import page_checks as pc
 import pytest
-from browser.test_browser_graph_view import numbers, step_until_done
+from browser.test_browser_graph_view import click_step, numbers, step_until_done
 
 from autograd_lab_lessons import checks
 
@@ -172,6 +175,27 @@ def test_lesson_two_predicted_in_the_browser_is_graded_by_its_checker(page, lab_
     jh.screenshot(page, 'lesson02-gates-stepped')
     want = checks.gates_by_hand()
     assert probe.eval('[float(v.grad) for v in (x, y, z)]') == [want[k] for k in 'xyz']
+
+
+def test_lesson_four_the_seed_read_off_the_view(page, lab_server, notebook_root):
+    probe = _run_lesson_in_lab(page, lab_server, notebook_root,
+                               LESSONS / '04_non_scalar_outputs.ipynb')
+    widget = jh.wait_widget_ready(page, index=0)
+
+    def cells(name: str) -> dict:
+        return next(v['cells'] for v in pc.node_texts(widget).values()
+                    if v['cells'].get('name') == name)
+
+    assert numbers(cells('y')['grad']) == [1.0, 0.0, 10.0]   # the seed, before backward
+    assert not numbers(cells('x')['grad'])
+    click_step(widget)
+    expect(widget.locator('.agl-status')).to_contain_text('Backward finished')
+    ledger = widget.locator('.agl-ledger').inner_text()
+    assert 'y: [1.0, 0.0, 10.0]' in ledger, ledger
+    assert numbers(cells('x')['grad']) == [2.0, 0.0, 60.0]
+    widget.scroll_into_view_if_needed()
+    jh.screenshot(page, 'lesson04-seed-stepped')
+    assert probe.eval('x.grad.tolist()') == [2.0, 0.0, 60.0]
 
 
 def test_lesson_five_run_to_here_from_the_inspect_panel(page, lab_server, notebook_root):
