@@ -364,6 +364,10 @@ def _gates_view():
     return view
 
 
+#: h of lesson 5's diamond in the view (exercise 5.3), a point other than exercise 5.2's.
+H_VIEW = 2 * checks.DIAMOND_VIEW_X
+
+
 def _diamond_guess(value, first=None):
     """Lesson 5's diamond, run to sin, and the Verdict of a guess for sin's step (after
     a guess ``first`` for it, if given: the second guess then grades the next step)."""
@@ -456,13 +460,14 @@ CASES = [
         (lambda: np.cos(1.0), ['through exp']),
         (lambda: np.exp(1.0) * np.cos(1.0), ['add up']),
         (lambda: 2 * (np.exp(1.0) + np.cos(1.0)), ['x.grad'])]),
-    ('ex05_run_to', lambda: _diamond_guess(np.cos(1.0)), [
-        (lambda: _diamond_guess(np.exp(1.0) + np.cos(1.0)), ['only its own part']),
-        (lambda: _diamond_guess(np.sin(1.0)), ['the value']),
-        (lambda: _diamond_guess(np.exp(1.0)), ['what exp sent']),
+    ('ex05_run_to', lambda: _diamond_guess(np.cos(H_VIEW)), [
+        (lambda: _diamond_guess(np.exp(H_VIEW) + np.cos(H_VIEW)), ['only its own part']),
+        (lambda: _diamond_guess(np.sin(H_VIEW)), ['the value']),
+        (lambda: _diamond_guess(np.exp(H_VIEW)), ['what exp sent']),
         (lambda: _diamond_guess(1.0), ['local derivative']),
-        (lambda: _diamond_guess(np.cos(1.0), first=np.cos(1.0)), ['one step']),
-        (lambda: np.cos(1.0), ['diamond.guess'])]),
+        (lambda: _diamond_guess(np.cos(1.0)), ["exercise 5.2's h = 1", 'read it off']),
+        (lambda: _diamond_guess(np.cos(H_VIEW), first=np.cos(H_VIEW)), ['one step']),
+        (lambda: np.cos(H_VIEW), ['diamond.guess'])]),
     ('ex06_no_double', lambda: None, [
         (lambda: 18.0, ['WITH enable_double_backprop']),
         (lambda: 0, ['None, not 0']),
@@ -963,10 +968,12 @@ def test_lesson_5_run_to_stops_with_sin_next_after_exp():
     assert diamond.name_of(ns['p'].creator) == 'f2'
     assert diamond.status['text'] == 'Step 2 of 4: next f3 (sin).'
     ledger = _ledger(diamond)
-    assert ledger['Just ran: f2 (exp)']['h'] == '1.0 \u00d7 2.718 = 2.718'
+    assert ledger['Just ran: f2 (exp)']['h'] == '1.0 \u00d7 1.649 = 1.649'   # exp(0.5)
     assert 'Waiting: f3, f1' in ledger['Next: f3 (sin)']['why']
+    # a point other than exercise 5.2's (h = 1): what sin sends is not already known
+    assert float(ns['h'].array) == H_VIEW != 1.0
     ns = run_lesson('05_backward_order')
-    assert float(ns['h'].grad) == pytest.approx(np.exp(1.0) + np.cos(1.0), rel=1e-6)
+    assert float(ns['h'].grad) == pytest.approx(np.exp(H_VIEW) + np.cos(H_VIEW), rel=1e-6)
     assert ns['diamond'].score.right == 1 and ns['sin_step'].right
 
 

@@ -37,7 +37,7 @@ from .chain_rule import (
 )
 from .retain_grad import ex03_released, ex03_h_grad
 from .non_scalar import ex04_sum_sin, ex04_weighted
-from .backward_order import ex05_ranks, ex05_accumulated, ex05_run_to
+from .backward_order import ex05_ranks, ex05_accumulated, ex05_run_to, DIAMOND_VIEW_X
 from .higher_order import ex06_no_double, ex06_tanh, ex06_hvp, ex06_newton
 from .cutting_graph import (
     ex07_predict, rnn_grad, ex07_truncated, ex07_vanishing, ex07_clip_step, RNN_XS, RNN_TARGETS,
@@ -64,6 +64,7 @@ STRICT = GRADING
 __all__ = [  # what the notebooks use: the checkers and the constants they build on
     'ALL',
     'COUNT',
+    'DIAMOND_VIEW_X',
     'FLOAT16_CANDIDATES',
     'GATES',
     'GENERIC_LINES',
