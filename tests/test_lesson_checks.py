@@ -410,10 +410,12 @@ def _lesson_view(stem: str, upto: str, name: str):
     return namespace[name]
 
 
-#: Lesson 2's hand values by the name drawn on each node of the named neuron.
-BY_HAND = {'d': HAND['g_d'], 'e': HAND['g_e'], 'u': HAND['g_u'], 'z': HAND['g_z'],
-           's': HAND['g_z'], 'a': HAND['g_z'], 'b': HAND['g_z'],
-           **{k: HAND[k] for k in ('w0', 'x0', 'w1', 'x1', 'w2')}}
+#: The hand values of the neuron predicted in lesson 2's view (other inputs than 2.1-2.3's).
+HAND_VIEW = checks.neuron_by_hand(checks.NEURON_VIEW)
+#: Lesson 2's hand values by the name drawn on each node of the view's named neuron.
+BY_HAND = {'d': HAND_VIEW['g_d'], 'e': HAND_VIEW['g_e'], 'u': HAND_VIEW['g_u'],
+           'z': HAND_VIEW['g_z'], 's': HAND_VIEW['g_z'], 'a': HAND_VIEW['g_z'],
+           'b': HAND_VIEW['g_z'], **{k: HAND_VIEW[k] for k in ('w0', 'x0', 'w1', 'x1', 'w2')}}
 
 
 def _predicted_view(how='right', view=None):
@@ -438,7 +440,7 @@ def _predicted_view(how='right', view=None):
         if how == 'skipped' and steps == 0:
             view.step()
         elif how == 'wrong' and targets == ['s', 'w2']:
-            view.guess(s=HAND['g_z'] / 2, w2=HAND['g_z'] / 2)
+            view.guess(s=HAND_VIEW['g_z'] / 2, w2=HAND_VIEW['g_z'] / 2)
         else:
             view.guess(**{n: BY_HAND[n] for n in targets})
         steps += 1
@@ -455,6 +457,10 @@ def _gates_view():
     while view.step():
         pass
     return view
+
+
+#: h of lesson 5's diamond in the view (exercise 5.3), a point other than exercise 5.2's.
+H_VIEW = 2 * checks.DIAMOND_VIEW_X
 
 
 def _diamond_guess(value, first=None):
@@ -575,13 +581,14 @@ CASES = [
         (lambda: 2 * (np.exp(1.0) + np.cos(1.0)), ['x.grad']),
         (lambda: np.exp(1.0) - np.cos(1.0), ['Sign']),
         (lambda: np.exp(1.0) + np.sin(1.0), ['the value'])]),
-    ('ex05_run_to', lambda: _diamond_guess(np.cos(1.0)), [
-        (lambda: _diamond_guess(np.exp(1.0) + np.cos(1.0)), ['only its own part']),
-        (lambda: _diamond_guess(np.sin(1.0)), ['the value']),
-        (lambda: _diamond_guess(np.exp(1.0)), ['what exp sent']),
+    ('ex05_run_to', lambda: _diamond_guess(np.cos(H_VIEW)), [
+        (lambda: _diamond_guess(np.exp(H_VIEW) + np.cos(H_VIEW)), ['only its own part']),
+        (lambda: _diamond_guess(np.sin(H_VIEW)), ['the value']),
+        (lambda: _diamond_guess(np.exp(H_VIEW)), ['what exp sent']),
         (lambda: _diamond_guess(1.0), ['local derivative']),
-        (lambda: _diamond_guess(np.cos(1.0), first=np.cos(1.0)), ['one step']),
-        (lambda: np.cos(1.0), ['diamond.guess'])]),
+        (lambda: _diamond_guess(np.cos(1.0)), ["exercise 5.2's h = 1", 'read it off']),
+        (lambda: _diamond_guess(np.cos(H_VIEW), first=np.cos(H_VIEW)), ['one step']),
+        (lambda: np.cos(H_VIEW), ['diamond.guess'])]),
     ('ex06_no_double', lambda: None, [
         (lambda: 18.0, ['WITH enable_double_backprop']),
         (lambda: 0, ['None, not 0']),
@@ -804,8 +811,17 @@ WRONG = _wrong_cases(CASES)
 GPU_WRONG = _wrong_cases(GPU_CASES)
 
 
+#: The checkers of the exercises where students write backprop themselves (lessons 12 to
+#: 14): their accept/reject tests are in tests/test_lesson_checks_backprop.py.
+TESTED_IN_BACKPROP = {
+    'ex12_rel_error', 'ex12_bug_where', 'ex12_fixed', 'ex12_kink', 'ex13_mlp_shapes',
+    'ex13_unbroadcast', 'ex13_mlp', 'ex14_order', 'ex14_predict', 'ex14_backward',
+    'ex14_engine_order',
+}
+
+
 def test_every_checker_is_covered_with_five_wrong_answers():
-    assert sorted(name for name, *_ in CASES) == sorted(checks.ALL)
+    assert sorted(name for name, *_ in CASES) == sorted(set(checks.ALL) - TESTED_IN_BACKPROP)
     short = {}
     for name, _, wrongs in CASES:
         gpu = sum(len(w) for n, _, w in GPU_CASES if n == name)
@@ -1197,30 +1213,71 @@ def test_lesson_5_run_to_stops_with_sin_next_after_exp():
     assert diamond.name_of(ns['p'].creator) == 'f2'
     assert diamond.status['text'] == 'Step 2 of 4: next f3 (sin).'
     ledger = _ledger(diamond)
-    assert ledger['Just ran: f2 (exp)']['h'] == '1.0 \u00d7 2.718 = 2.718'
+    assert ledger['Just ran: f2 (exp)']['h'] == '1.0 \u00d7 1.649 = 1.649'   # exp(0.5)
     assert 'Waiting: f3, f1' in ledger['Next: f3 (sin)']['why']
+    # a point other than exercise 5.2's (h = 1): what sin sends is not already known
+    assert float(ns['h'].array) == H_VIEW != 1.0
     ns = run_lesson('05_backward_order')
-    assert float(ns['h'].grad) == pytest.approx(np.exp(1.0) + np.cos(1.0), rel=1e-6)
+    assert float(ns['h'].grad) == pytest.approx(np.exp(H_VIEW) + np.cos(H_VIEW), rel=1e-6)
     assert ns['diamond'].score.right == 1 and ns['sin_step'].right
 
 
-def test_lesson_6_7_9_11_12_views_as_described():
-    _, (view,) = _lesson_views('06_higher_order', upto='view.run()')
+def test_lesson_6_7_9_12_views_as_described():
+    _, (view,) = _lesson_views('06_higher_order', upto='view = GraphView(y, enable')
+    assert view.orders == [0] and view.status['step'] == 0   # the student steps it
+    view.step()
     assert view.orders == [0, 1] and 'dashed' in view.to_dot()
+    assert _cells(view)['x']['grad'] == '12.0'
     _, views = _lesson_views('07_cutting_the_graph', upto='view.unchain(a')
     assert views[-1].status['total'] == 2                 # "only sin and the multiply"
     assert 'class="edge-cut"' in views[-1].to_dot()
-    _, views = _lesson_views('09_links_and_optimizers', upto='links=model')
-    view = views[-1]
+    # 9: "which parameters receive their gradients first?": l2's, at the second step
+    ns, views = _lesson_views('09_links_and_optimizers', upto='links=model')
+    view, model = views[-1], ns['model']
     assert '2 Links collapsed' in view.status['note']
+    assert all(p.grad is None for p in model.params())   # the grads of training cleared
     view.step()
     assert 'Next: f3 (LinearFunction)' in _ledger(view)
-    _, (view,) = _lesson_views('11_devices', upto='view = GraphView')
-    assert view.gpu_available == backend.cuda_available()
-    assert view.gpu_reason == (backend.gpu_unavailable_reason() or '')
-    _, (view,) = _lesson_views('12_custom_function_node', upto='GraphView(F.sum(y))')
-    view.run()
+    view.step()
+    assert model.l2.W.grad is not None and model.l2.b.grad is not None
+    assert model.l1.W.grad is None and model.l1.b.grad is None
+    # 12: predict what Cube's backward sends: the ledger cannot give its rule
+    _, (view,) = _lesson_views('12_custom_function_node', upto='cube_view.predict = True')
+    assert view.predict and view.status['step'] == 0
+    assert str(view.guess([1.0, 1.0])).startswith('Right!')        # sum sends ones to y
+    assert _ledger(view)['Next: f1 (Cube)']['rule'] == 'Cube: see its backward()'
+    verdict = view.guess([3.0, 12.0])                               # 3 x**2 times 1
+    assert verdict.right and view.status['done']
     assert _ledger(view)['Just ran: f1 (Cube)']['rule'] == 'Cube: see its backward()'
+
+
+def test_lesson_4_the_seed_is_read_off_the_view():
+    # before backward, y's grad row holds the seed; Step sends seed times 2x to x
+    ns, (view,) = _lesson_views('04_non_scalar_outputs', upto='seeded = GraphView(y)')
+    cells = _cells(view)
+    assert cells['y']['grad'] == '[1.0, 0.0, 10.0]' and cells['x']['grad'] == '\u2014'
+    view.step()
+    ledger = _ledger(view)['Just ran: f1 (_ ** 2)']
+    assert ledger['grad in'] == 'y: [1.0, 0.0, 10.0]'
+    assert ledger['x'].endswith('= [2.0, 0.0, 60.0]')
+    assert ns['x'].grad.tolist() == [2.0, 0.0, 60.0]
+
+
+def test_lesson_7_decay_through_time_is_read_off_the_view():
+    ns, views = _lesson_views('07_cutting_the_graph', upto='through_time = GraphView')
+    view = views[-1]
+    view.run()
+    # L = h4: each step back through time halves the gradient (w = 0.5)
+    grads = [float(_cells(view)[f'h{t}']['grad']) for t in range(5)]
+    assert grads == [0.0625, 0.125, 0.25, 0.5, 1.0]
+    assert [float(h.grad) for h in ns['hs']] == grads
+
+
+def test_lesson_8_backward_stops_where_recording_stopped():
+    ns, (view,) = _lesson_views('08_no_backprop_mode', upto='cut_view = GraphView')
+    assert view.status['total'] == 1                      # only y4 = y2 * 2 was recorded
+    view.run()
+    assert ns['x'].grad is None and ns['y2'].grad.tolist() == [2.0, 2.0]
 
 
 def test_lesson_2_hand_computation_equals_the_engine(monkeypatch):
@@ -1232,9 +1289,25 @@ def test_lesson_2_hand_computation_equals_the_engine(monkeypatch):
     assert ns['g_z'] == pytest.approx(float(z.grad))
     assert ns['grads'] == pytest.approx({k: float(v.grad) for k, v in inputs.items()})
     assert ns['engine_grads'] == pytest.approx(ns['grads'])
-    ns = run_lesson('02_chain_rule_by_hand')
+    ns = run_lesson('02_chain_rule_by_hand', keep_views=True)
+    assert ns['x'].grad is None   # 2.5's view opens before backward: the student steps it
+    ns['gates_view'].run()
     assert ns['gate_grads'] == pytest.approx(
         {'x': float(ns['x'].grad), 'y': float(ns['y'].grad), 'z': float(ns['z'].grad)})
+    for view in ns['_lesson_views']:
+        view.close()
+
+
+def test_lesson_2_predicts_in_the_view_on_inputs_not_solved_before():
+    # exercise 2.4's graph is the neuron at other inputs: every grad it asks for differs
+    # from the ones the student computed in 2.2 and 2.3
+    asked = ('g_d', 'g_e', 'g_u', 'g_z', 'w0', 'x0', 'w1', 'x1', 'w2')
+    solved = {round(HAND[k], 4) for k in asked}
+    assert not solved & {round(HAND_VIEW[k], 4) for k in asked}
+    view = _lesson_view('02_chain_rule_by_hand', 'view.predict = True', 'view')
+    shown = _cells(view)
+    for name, value in checks.NEURON_VIEW.items():
+        assert float(shown[name]['data']) == value, name   # the values on the graph
 
 
 def test_view_predictions_by_hand_are_the_engines_backward():
@@ -1271,8 +1344,8 @@ def test_lesson_2_the_view_drove_the_engine_to_the_hand_values(monkeypatch):
     monkeypatch.setattr(checks, 'STRICT', True)  # the reference predictions must pass
     ns = run_lesson('02_chain_rule_by_hand', upto='named[name].grad')
     assert set(ns['named']) == {*checks.NEURON, 'a', 'b', 's', 'z', 'u', 'e', 'd', 'f'}
-    for name in checks.NEURON:
-        assert float(ns['named'][name].grad) == pytest.approx(HAND[name]), name
+    for name in checks.NEURON_VIEW:
+        assert float(ns['named'][name].grad) == pytest.approx(HAND_VIEW[name]), name
 
 
 def test_lesson_1_float32_and_float64_central_differences():
@@ -1356,8 +1429,8 @@ NOTEBOOKS = sorted(LESSONS.glob('[0-9][0-9]_*.ipynb'))
 SOLUTIONS = sorted((LESSONS / 'solutions').glob('[0-9][0-9]_*.ipynb'))
 
 
-def test_thirteen_lessons_with_solutions():
-    assert [p.name[:2] for p in NOTEBOOKS] == [f'{i:02d}' for i in range(1, 14)]
+def test_fourteen_lessons_with_solutions():
+    assert [p.name[:2] for p in NOTEBOOKS] == [f'{i:02d}' for i in range(1, 15)]
     assert [p.name for p in SOLUTIONS] == [p.name for p in NOTEBOOKS]
     assert NOTEBOOKS[0].name == '01_variables_and_derivatives.ipynb'  # README and Binder
 
@@ -1411,6 +1484,7 @@ PREDICTIONS = {
     'ex05_accumulated', 'ex05_run_to', 'ex06_no_double',
     'ex07_predict', 'ex07_vanishing', 'ex07_clip_step', 'ex08_recorded', 'ex09_lr_ranking',
     'ex10_zero_in_float16', 'ex11_stays_on_gpu', 'ex12_slope', 'ex13_shapes', 'ex13_count',
+    'ex12_kink', 'ex13_mlp_shapes', 'ex14_predict', 'ex14_engine_order',
 }
 
 

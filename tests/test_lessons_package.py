@@ -50,7 +50,7 @@ def test_the_package_is_the_lessons_folder():
     assert Path(checks.__file__) == REPO / 'lessons' / 'checks' / '__init__.py'
     names = [nb.name for nb in autograd_lab_lessons.lessons()]
     assert names == sorted(p.name for p in (REPO / 'lessons').glob('[0-9][0-9]_*.ipynb'))
-    assert names[0] == FIRST_LESSON and len(names) == 13
+    assert names[0] == FIRST_LESSON and len(names) == 14
     assert [nb.name for nb in autograd_lab_lessons.lessons(solutions=True)] == names
 
 

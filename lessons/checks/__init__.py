@@ -43,12 +43,12 @@ from typing import Any
 from .derivatives import ex01_accumulate, ex01_cubic, ex01_central_difference
 from .chain_rule import (
     neuron_by_hand, ex02_forward, ex02_dz, ex02_input_grads, ex02_view_predictions,
-    gates_by_hand, ex02_gates, NEURON, NEURON_STEPS, GATES,
+    gates_by_hand, ex02_gates, NEURON, NEURON_STEPS, NEURON_VIEW, GATES,
     GATES_B, CHAIN,
 )
 from .retain_grad import ex03_released, ex03_h_grad
 from .non_scalar import ex04_sum_sin, ex04_weighted
-from .backward_order import ex05_ranks, ex05_accumulated, ex05_run_to
+from .backward_order import ex05_ranks, ex05_accumulated, ex05_run_to, DIAMOND_VIEW_X
 from .higher_order import ex06_no_double, ex06_tanh, ex06_hvp, ex06_newton
 from .cutting_graph import (
     ex07_predict, rnn_grad, ex07_truncated, ex07_vanishing, ex07_clip_step, RNN_XS, RNN_TARGETS,
@@ -62,6 +62,9 @@ from .function_node import ex12_slope, ex12_forward, ex12_backward
 from .matrix_backward import (
     ex13_shapes, ex13_linear, ex13_softmax_ce, ex13_count, LINEAR_SHAPES, COUNT,
 )
+from .gradient_checking import ex12_rel_error, ex12_bug_where, ex12_fixed, ex12_kink
+from .two_layer import ex13_mlp_shapes, ex13_unbroadcast, ex13_mlp, MLP
+from .write_backward import ex14_order, ex14_predict, ex14_backward, ex14_engine_order
 from .feedback import Feedback, show_answer
 
 #: True while nbgrader validates or autogrades (it sets NBGRADER_EXECUTION).
@@ -74,6 +77,7 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
     'ALL',
     'CHAIN',
     'COUNT',
+    'DIAMOND_VIEW_X',
     'FLOAT16_CANDIDATES',
     'GATES',
     'GATES_B',
@@ -82,8 +86,10 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
     'LEARNING_RATES',
     'LINEAR_SHAPES',
     'LR_RANKING',
+    'MLP',
     'NEURON',
     'NEURON_STEPS',
+    'NEURON_VIEW',
     'RNN_TARGETS',
     'RNN_XS',
     'STRICT',
@@ -124,12 +130,23 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
     'ex11_stays_on_gpu',
     'ex11_to_numpy',
     'ex12_backward',
+    'ex12_bug_where',
+    'ex12_fixed',
     'ex12_forward',
+    'ex12_kink',
+    'ex12_rel_error',
     'ex12_slope',
     'ex13_count',
     'ex13_linear',
+    'ex13_mlp',
+    'ex13_mlp_shapes',
     'ex13_shapes',
     'ex13_softmax_ce',
+    'ex13_unbroadcast',
+    'ex14_backward',
+    'ex14_engine_order',
+    'ex14_order',
+    'ex14_predict',
     'gates_by_hand',
     'neuron_by_hand',
     'rnn_grad',

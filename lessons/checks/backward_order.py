@@ -20,6 +20,11 @@ from .feedback import (
 )
 
 
+#: x of the diamond in the view (exercise 5.3), h = 2x: not exercise 5.2's x = 0.5, so that
+#: what sin sends is a number the student has not worked out yet.
+DIAMOND_VIEW_X = 0.25
+
+
 @_checker(answer=lambda: (
                 "{'mul': 0, 'exp': 1, 'sin': 1, 'add': 2}"))
 def ex05_ranks(ranks: Any) -> Feedback:
@@ -81,10 +86,12 @@ def ex05_accumulated(grad: Any) -> Feedback:
 
 
 @_checker(answer=lambda: (
-                'diamond.guess(np.cos(1.0)): sin sends h only its own part, cos(h)'))
+                f'diamond.guess(np.cos({2 * DIAMOND_VIEW_X:g})): sin sends h only its own part, '
+                'cos(h)'))
 def ex05_run_to(verdict: Any) -> Feedback:
-    """The view's Verdict on a guess for the sin step of the diamond, made after Run to
-    here stopped backward with sin next: sin sends h only its own part, cos(h) times 1."""
+    """The view's Verdict on a guess for the sin step of the diamond at x = DIAMOND_VIEW_X,
+    made after Run to here stopped backward with sin next: sin sends h only its own part,
+    cos(h) times 1."""
     exercise = 'ex05_run_to'
     if verdict is ...:
         return _todo(exercise, 'what diamond.guess(your prediction) returns')
@@ -92,7 +99,7 @@ def ex05_run_to(verdict: Any) -> Feedback:
     if not hasattr(verdict, 'right') or not isinstance(graded, tuple):
         return _wrong(exercise, f'got {type(verdict).__name__}, not the verdict of a guess.',
                       'Keep what the view returns: sin_step = diamond.guess(your prediction).')
-    h = 1.0
+    h = 2 * DIAMOND_VIEW_X
     targets = [name for name, *_ in graded]
     truth = _as_array(graded[0][2]) if len(graded) == 1 else None
     if targets != ['h'] or truth is None or not _close(truth.ravel(), [np.cos(h)], 1e-3, 1e-6):
@@ -107,10 +114,12 @@ def ex05_run_to(verdict: Any) -> Feedback:
                  'step sends only its own part, cos(h) times the incoming 1.'),
                 (np.sin(h), 'That is sin(h), the value; the step sends the derivative, '
                  'cos(h), times the incoming 1.'),
-                (np.exp(h), 'That is what exp sent to h (exp(h) = e); sin sends its own '
-                 'part, cos(h) times the incoming 1.')]
+                (np.exp(h), 'That is what exp sent to h, exp(h); sin sends its own '
+                 'part, cos(h) times the incoming 1.'),
+                (np.cos(1.0), f"That is cos(1), sin's part at exercise 5.2's h = 1; this "
+                 f'diamond has x = {DIAMOND_VIEW_X:g}, so h = {h:g} (read it off the graph).')]
     for wrong_value, hint in mistakes:
         if said is not None and said.size == 1 and _matches(said, wrong_value, 1e-2, 5e-3):
             return _wrong(exercise, str(verdict), hint)
     return _wrong(exercise, str(verdict), 'The sin step sends the incoming gradient (1, from '
-                  'p + q) times its local derivative, cos(h), at h = 1.')
+                  f'p + q) times its local derivative, cos(h), at h = {h:g}.')

@@ -25,6 +25,10 @@ from .feedback import (
 
 #: The neuron of lesson 2: f = 1 / (1 + exp(-(w0*x0 + w1*x1 + w2))) at these inputs.
 NEURON = {'w0': 1.5, 'x0': 2.0, 'w1': -0.5, 'x1': 3.0, 'w2': -1.0}
+#: The same neuron at other inputs, predicted step by step in the view (exercise 2.4):
+#: a graph the student has not solved yet.  z = 1 here (not -0.5, where the sigmoid's
+#: slope would equal the first neuron's), and every input gets a different gradient.
+NEURON_VIEW = {'w0': -2.0, 'x0': 0.5, 'w1': 1.5, 'x1': 2.0, 'w2': -1.0}
 
 
 def neuron_by_hand(inputs: Mapping[str, float] = NEURON) -> dict[str, float]:
@@ -199,9 +203,10 @@ def ex02_view_predictions(view: Any) -> Feedback:
                       f'Check. To start over, {_FRESH_SCORE}.')
     if score.wrong:
         return _wrong(exercise, f'{score}: {score.wrong} step(s) predicted wrong.',
-                      'The ledger showed the true values: compare them with your answers to '
-                      '2.2 and 2.3 (add passes its gradient on unchanged, a multiply swaps, '
-                      f'the negation flips the sign). Then {_FRESH_SCORE}.')
+                      'The ledger showed the true values: find the step where yours went off '
+                      '(each step multiplies the grad from above by its local derivative; add '
+                      'passes it on unchanged, a multiply swaps, the negation flips the sign). '
+                      f'Then {_FRESH_SCORE}.')
     if not status.get('live', True):
         return _verdict(exercise, 'todo', 'not done yet: the view shows an earlier step '
                         '(after Back); press Run to end to come back to now.')

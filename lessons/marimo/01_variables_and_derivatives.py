@@ -77,7 +77,8 @@ def _(mo):
 
 @app.cell
 def _(y):
-    y.creator, y.creator.inputs
+    print('y was made by:          ', y.creator.label)
+    print('its input was made by:  ', y.creator.inputs[0].creator.label)
     return
 
 
@@ -211,8 +212,10 @@ def _(mo):
     ### Exercise 1.2 · predict, then run
 
     `xa.grad` holds 8 right now. If we call `ya.backward()` **once more**, without
-    `cleargrad()`, what will `xa.grad` be? Write your prediction (a number) *before*
-    you look at the cell after the check.
+    `cleargrad()`, what will `xa.grad` be? Write your prediction (a number) and check
+    it; then press **Run ya.backward() once more** under the check to see what the
+    engine does. (marimo runs every cell when it opens, so the cells that show an
+    answer wait for a button.)
     """)
     return
 
@@ -230,7 +233,17 @@ def _(checks, prediction):
 
 
 @app.cell
-def _(xa, ya):
+def _(mo):
+    run_again = mo.ui.run_button(label='Run ya.backward() once more')
+    run_again
+    return (run_again,)
+
+
+@app.cell
+def _(mo, run_again, xa, ya):
+    mo.stop(not run_again.value,
+            mo.md('*Predict first (exercise 1.2), then press the button above: this cell '
+                  'calls `ya.backward()` and shows `xa.grad`.*'))
     ya.backward()
     xa.grad
     return
@@ -303,7 +316,7 @@ def _(mo):
     For `x = [-1, 0, 2]` (float32), compute the derivative of $y = x^3 - 3x$ at each
     element with the engine and put the gradient in `grad`. In marimo `x` and `y`
     already belong to another cell: call yours `_x` and `_y` (a leading `_` keeps them
-    inside this cell).
+    inside this cell). Then press **Compare with measured slopes** under the check.
     """)
     return
 
@@ -321,7 +334,17 @@ def _(checks, grad):
 
 
 @app.cell
-def _(central, grad, np):
+def _(mo):
+    compare = mo.ui.run_button(label='Compare with measured slopes')
+    compare
+    return (compare,)
+
+
+@app.cell
+def _(central, compare, grad, mo, np):
+    mo.stop(not compare.value,
+            mo.md('*Do exercise 1.3 first, then press the button above: this cell measures '
+                  'the slope at each element and prints it next to your `grad`.*'))
     _points = np.array([-1.0, 0.0, 2.0])
     print('measured:', np.round(central(lambda v: v**3 - 3*v, _points, 1e-5), 6))
     print('engine  :', '(do exercise 1.3 first)' if grad is ... else grad)

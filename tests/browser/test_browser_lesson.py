@@ -11,10 +11,23 @@ the kernel (where the Variable still lives).
 
 Lesson 2: exercise 2.4 done the way the lesson asks, in the browser: each step of the
 neuron's backward predicted by typing the hand-computed values into the ledger's boxes and
-pressing Check; the lesson's checker, run in the kernel, must then grade it correct.
+pressing Check; the lesson's checker, run in the kernel, must then grade it correct. The
+neuron is at other inputs than the one worked out by hand before. Exercise 2.5's view opens
+before backward and is stepped to the end: the engine's grads are the gate patterns'.
+
+Lesson 4: the seed read off the view: before backward, y's grad row shows the seed and x's
+none; one Step, and the ledger shows the seed arriving, times 2x, sent to x.
 
 Lesson 5: Run to here pressed in the inspect panel of sin's box stops backward with sin
 next; the exercise's guess, made in the kernel, is graded by the view and the checker.
+
+Lesson 13: the two-layer network's view: W1, b1 and W2 clicked, the inspect panel shows
+their shapes before backward and after Run to end; the shapes predicted in exercise 13.5
+are graded correct by its checker.
+
+Lesson 14: the view stepped with Step as the lesson asks: after two steps the status and
+the ledger say that _ + 1 runs next (sin, ready since the first step, waits: lower rank);
+the exercise's prediction is graded by its checker in the kernel; five steps finish.
 """
 
 from __future__ import annotations
@@ -26,7 +39,7 @@ import jupyter_harness as jh
 import numpy as np
 import page_checks as pc
 import pytest
-from browser.test_browser_graph_view import numbers, step_until_done
+from browser.test_browser_graph_view import click_step, numbers, step_until_done
 
 from autograd_lab_lessons import checks
 
@@ -124,10 +137,11 @@ def test_lesson_two_predicted_in_the_browser_is_graded_by_its_checker(page, lab_
                                                                       notebook_root):
     probe = _run_lesson_in_lab(page, lab_server, notebook_root,
                                LESSONS / '02_chain_rule_by_hand.ipynb')
-    hand = checks.neuron_by_hand()
+    # the view's neuron is at other inputs than the one worked out in 2.2 and 2.3
+    hand = checks.neuron_by_hand(checks.NEURON_VIEW)
     by_hand = {'d': hand['g_d'], 'e': hand['g_e'], 'u': hand['g_u'], 'z': hand['g_z'],
                's': hand['g_z'], 'a': hand['g_z'], 'b': hand['g_z'],
-               **{k: hand[k] for k in checks.NEURON}}
+               **{k: hand[k] for k in checks.NEURON_VIEW}}
     assert 'not done yet' in probe.eval('repr(checks.ex02_view_predictions(view))')
     widget = jh.wait_widget_ready(page, index=0)   # the neuron's view, in predict mode
     expect(widget.locator('button[data-action="predict"]')).to_have_attribute(
@@ -153,6 +167,36 @@ def test_lesson_two_predicted_in_the_browser_is_graded_by_its_checker(page, lab_
     assert '8 of 8 right' in verdict and '\u2705' in verdict, verdict
     assert probe.eval('float(named["w0"].grad)') == pytest.approx(hand['w0'])
 
+    # exercise 2.5's view opened before backward: no grad yet; Step runs it in the engine
+    gates = jh.wait_widget_ready(page, index=1)
+    assert probe.eval('x.grad is None and gates_view.status["step"] == 0')
+    assert step_until_done(gates) == 3
+    gates.scroll_into_view_if_needed()
+    jh.screenshot(page, 'lesson02-gates-stepped')
+    want = checks.gates_by_hand()
+    assert probe.eval('[float(v.grad) for v in (x, y, z)]') == [want[k] for k in 'xyz']
+
+
+def test_lesson_four_the_seed_read_off_the_view(page, lab_server, notebook_root):
+    probe = _run_lesson_in_lab(page, lab_server, notebook_root,
+                               LESSONS / '04_non_scalar_outputs.ipynb')
+    widget = jh.wait_widget_ready(page, index=0)
+
+    def cells(name: str) -> dict:
+        return next(v['cells'] for v in pc.node_texts(widget).values()
+                    if v['cells'].get('name') == name)
+
+    assert numbers(cells('y')['grad']) == [1.0, 0.0, 10.0]   # the seed, before backward
+    assert not numbers(cells('x')['grad'])
+    click_step(widget)
+    expect(widget.locator('.agl-status')).to_contain_text('Backward finished')
+    ledger = widget.locator('.agl-ledger').inner_text()
+    assert 'y: [1.0, 0.0, 10.0]' in ledger, ledger
+    assert numbers(cells('x')['grad']) == [2.0, 0.0, 60.0]
+    widget.scroll_into_view_if_needed()
+    jh.screenshot(page, 'lesson04-seed-stepped')
+    assert probe.eval('x.grad.tolist()') == [2.0, 0.0, 60.0]
+
 
 def test_lesson_five_run_to_here_from_the_inspect_panel(page, lab_server, notebook_root):
     # "click a function's box, then Run to here in the inspect panel": the lesson's cell
@@ -173,6 +217,70 @@ def test_lesson_five_run_to_here_from_the_inspect_panel(page, lab_server, notebo
     widget.scroll_into_view_if_needed()
     jh.screenshot(page, 'lesson05-run-to-here')
     # the exercise's answer, given in the kernel as the lesson asks, graded in the view
-    verdict = probe.eval('repr(checks.ex05_run_to(diamond.guess(np.cos(1.0))))')
+    verdict = probe.eval('repr(checks.ex05_run_to(diamond.guess(np.cos(0.5))))')
     assert '\u2705' in verdict, verdict
-    expect(widget.locator('.agl-verdict').first).to_contain_text('Right! h: 0.5403')
+    expect(widget.locator('.agl-verdict').first).to_contain_text('Right! h: 0.8776')
+
+
+def test_lesson_fourteen_engine_order_stepped_in_lab(page, lab_server, notebook_root):
+    # "press Step five times and watch the ▶ move": after the second step sin has been
+    # ready since the first, yet _ + 1 is next (higher rank); the student's depth-first
+    # order ran sin second
+    probe = _run_lesson_in_lab(page, lab_server, notebook_root,
+                               LESSONS / '14_write_backward.ipynb')
+    widget = jh.wait_widget_ready(page, index=0)
+    step = widget.locator('button[data-action="step"]')
+    for n in (1, 2):
+        step.click()
+        expect(widget.locator('.agl-counter')).to_have_attribute('data-step', str(n))
+    expect(widget.locator('.agl-status')).to_contain_text('Step 2 of 5')
+    expect(widget.locator('.agl-status')).to_contain_text('(_ + 1)')
+    headings = widget.locator('.agl-ledger h4')
+    expect(headings.nth(0)).to_contain_text('Just ran')
+    expect(headings.nth(0)).to_contain_text('(_ ** 2)')
+    expect(headings.nth(1)).to_contain_text('Next')
+    expect(headings.nth(1)).to_contain_text('(_ + 1)')
+    widget.scroll_into_view_if_needed()
+    jh.screenshot(page, 'lesson14-engine-order')
+    # the exercise answered in the kernel as the lesson asks, graded by its checker
+    verdict = probe.eval("repr(checks.ex14_engine_order(['y', 'b', 'v', 'a', 'u']))")
+    assert '\u2705' in verdict, verdict
+    for n in (3, 4, 5):
+        step.click()
+        expect(widget.locator('.agl-counter')).to_have_attribute('data-step', str(n))
+    expect(widget.locator('.agl-status')).to_contain_text('Backward finished')
+
+
+def test_lesson_thirteen_shapes_read_off_the_view(page, lab_server, notebook_root):
+    # "Click the variables in the view: the inspect panel gives each one's shape", then
+    # Run to end: each parameter's grad has the shape exercise 13.5 asks for
+    probe = _run_lesson_in_lab(page, lab_server, notebook_root,
+                               LESSONS / '13_matrix_backward.ipynb')
+    widget = jh.wait_widget_ready(page, index=0)
+    want = checks.MLP
+    shapes = {'W1': (want['H'], want['D']), 'b1': (want['H'],), 'W2': (want['C'], want['H'])}
+
+    def inspect(name: str) -> str:
+        ident = probe.eval(f'__import__("autograd_lab").events.uid(view_params[{name!r}])')
+        node = widget.locator(f'svg g.node#n{ident}')
+        node.scroll_into_view_if_needed()
+        # the parameters sit at the top of a tall graph, beyond the stage: drag it there
+        # would do the same; a click event on the node is what the view listens to
+        node.dispatch_event('click')
+        expect(widget.locator('.agl-inspect')).to_have_attribute('data-node-id', str(ident))
+        return widget.locator('.agl-inspect').inner_text()
+
+    for name, shape in shapes.items():   # before backward: the shapes, no grad yet
+        assert str(shape) in inspect(name), name
+    widget.locator('button[data-action="run"]').click()
+    expect(widget.locator('.agl-status')).to_contain_text('Backward finished')
+    for name, shape in shapes.items():
+        text = inspect(name)
+        assert str(shape) in text, name
+        assert tuple(probe.eval(f'list(view_params[{name!r}].grad.shape)')) == shape
+    widget.scroll_into_view_if_needed()
+    jh.screenshot(page, 'lesson13-mlp-shapes')
+    predicted = {'gW1': shapes['W1'], 'gb1': shapes['b1'], 'gh': (want['N'], want['H']),
+                 'gW2': shapes['W2'], 'gs': (want['N'], want['C'])}
+    verdict = probe.eval(f'repr(checks.ex13_mlp_shapes({predicted!r}))')
+    assert '\u2705' in verdict, verdict

@@ -6,7 +6,8 @@ and one wrapped in ``mo.ui.anywidget``; the test checks that each draws once (ma
 a cell's value as the widget only: no static copy), that Step/Back and click-to-inspect
 reach the kernel, that bursts of clicks leave no page error and the page and the kernel
 agreeing (the old d3 "transition 1 not found" race), and that ``view.dock()`` says what to
-use in marimo.  The lesson is stepped to the end in its page.
+use in marimo.  The lesson is stepped to the end in its page, and its answers wait for
+their run buttons: 1.2's second backward and 1.3's measured slopes appear only once pressed.
 """
 
 from __future__ import annotations
@@ -127,4 +128,23 @@ def test_marimo_lesson_one_steps_to_the_end(page, marimo_server):
     page.get_by_role('button', name='Read x.grad now').click()
     expect(page.locator('text=array([8.], dtype=float32)').first).to_be_visible()
     jh.screenshot(page, 'marimo-lesson01-stepped')
+
+    # marimo ran every cell on opening, but the answers wait for their buttons
+    waiting = page.locator('text=Predict first (exercise 1.2)')
+    expect(waiting).to_be_visible()
+    # 16 is shown once already: y's value at x = 5, in the lesson's first cell
+    sixteen = page.locator('text=array([16.], dtype=float32)')
+    expect(sixteen).to_have_count(1)
+    expect(page.locator('text=Do exercise 1.3 first')).to_be_visible()
+    waiting.scroll_into_view_if_needed()
+    jh.screenshot(page, 'marimo-lesson01-waiting')
+    page.get_by_role('button', name='Run ya.backward() once more').click()
+    expect(sixteen).to_have_count(2)   # and now xa.grad after the second backward
+    expect(waiting).to_have_count(0)
+    sixteen.last.scroll_into_view_if_needed()
+    jh.screenshot(page, 'marimo-lesson01-answer-shown')
+    # (what the measuring cell prints goes to the console, which `marimo run` hides;
+    # tests/test_marimo_lesson.py reads it)
+    page.get_by_role('button', name='Compare with measured slopes').click()
+    expect(page.locator('text=Do exercise 1.3 first')).to_have_count(0)
     assert not [e for e in page.agl_errors if e.startswith('pageerror')], page.agl_errors
