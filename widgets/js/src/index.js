@@ -131,12 +131,23 @@ function render({ model, el: host }) {
   const status_ = () => model.get('status') || {};
   const guess = (values) => send({ type: 'guess', value: values });
   let shownPosition = null;
+  // A control that had the focus and is now disabled or gone (Step after Run to end,
+  // a guess box after the last step) would drop it to the page: then Home, Back and
+  // every other key would reach JupyterLab, not the view.  Keep it on a control that works.
+  const keepFocus = (had) => {
+    const at = document.activeElement;
+    if (!had || (at && at !== document.body && root.contains(at) && !at.disabled)) return;
+    const next = ['step', 'back', 'reset'].map((a) => tools.buttons[a]).find((b) => !b.disabled);
+    (next || root).focus();
+  };
   const syncStatus = () => {
     const st = status_();
+    const had = root.contains(document.activeElement);
     renderStatus(status, st);
     syncToolbar(tools, st);
     tools.buttons['run-to'].disabled = !((model.get('panel') || {}).actions || []).includes('run-to');
     renderLedger(ledgerBox, model.get('ledger') || {}, st, guess);
+    keepFocus(had);
     if (st.position !== shownPosition) {  // a new step: its explanation from the top
       shownPosition = st.position;
       ledgerBox.scrollTop = 0;

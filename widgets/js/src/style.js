@@ -98,13 +98,14 @@ export const STYLE = `
 .agl-legend .agl-no-kernel { font-weight: 600; color: var(--agl-next-text); flex-basis: 100%; }
 .agl-legend .agl-no-kernel[hidden] { display: none; }
 .agl-side { flex: 0 0 350px; display: flex; flex-direction: column; gap: 6px; min-width: 0; }
+/* The status grows to say all it has (an error is read in full, never cut with an
+   ellipsis); the ledger below gives up the room, so the stage keeps its size. */
 .agl-status {
-  flex: 0 0 auto; height: 3.9em; overflow: hidden; padding: 4px 10px; border-radius: 8px;
-  background: var(--agl-panel); border-left: 4px solid var(--agl-accent);
+  flex: 0 0 auto; min-height: 3.9em; max-height: 40%; overflow: auto; padding: 4px 10px;
+  border-radius: 8px; background: var(--agl-panel); border-left: 4px solid var(--agl-accent);
 }
 .agl-status-text { font-weight: 600; }
-.agl-status-note { color: var(--agl-fg); font-size: 14px; white-space: nowrap; overflow: hidden;
-  text-overflow: ellipsis; }
+.agl-status-note { color: var(--agl-fg); font-size: 14px; overflow-wrap: anywhere; }
 .agl-status-note.agl-warn { font-weight: 600; }
 .agl-ledger, .agl-inspect {
   overflow: auto; padding: 4px 10px; border-radius: 8px; background: var(--agl-panel);
