@@ -163,3 +163,90 @@ def test_end_then_home_by_keyboard(page, lab_server, notebook_root):
     page.keyboard.press('Home')
     probe.wait_for("view.status['step'] == 0 and x.grad is None", timeout=10,
                    what='Home reset the view')
+
+
+def boxes_of(widget, selector: str) -> list[dict]:
+    return widget.evaluate(f"""(root) => Array.from(root.querySelectorAll({selector!r}))
+        .map((e) => {{ const r = e.getBoundingClientRect();
+          return {{x: r.x, y: r.y, w: r.width, h: r.height, id: e.id || e.className.baseVal
+            || e.className, sw: e.scrollWidth, cw: e.clientWidth, sh: e.scrollHeight,
+            ch: e.clientHeight, title: e.title || ''}}; }})""")
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return a['x'] < b['x'] + b['w'] and b['x'] < a['x'] + a['w'] \
+        and a['y'] < b['y'] + b['h'] and b['y'] < a['y'] + a['h']
+
+
+def cut_nodes(widget) -> list[str]:
+    """Nodes partly inside the stage, partly outside its top or bottom edge."""
+    stage, = boxes_of(widget, '.agl-graph')
+    top, bottom = stage['y'], stage['y'] + stage['h']
+    return [n['id'] for n in boxes_of(widget, 'svg.agl-canvas g.node')
+            if (n['y'] < top < n['y'] + n['h']) or (n['y'] < bottom < n['y'] + n['h'])]
+
+
+def test_reading_the_picture(page, lab_server, notebook_root):
+    nb, probe_dir = jh.write_notebook(notebook_root, 'classroom_reading', CELLS)
+    probe = jh.Probe(probe_dir)
+    jh.open_in_lab(page, lab_server, nb, probe)
+    tutorial, long_view, gview, chain = (jh.wait_widget_ready(page, index=i) for i in range(4))
+
+    # a long variable name: one line in the ledger, full name in its tooltip
+    step = long_view.locator('button[data-action="step"]')
+    step.click()
+    expect(counter(long_view)).to_have_attribute('data-step', '1')  # the sum ran
+    expect(long_view.locator('.agl-ledger')).to_contain_text('larger')  # max's rule
+    step.click()
+    step.click()
+    expect(counter(long_view)).to_have_attribute('data-step', '3')  # maximum, neg ran
+    heads = boxes_of(long_view, '.agl-ledger .agl-rows th')
+    cells = boxes_of(long_view, '.agl-ledger .agl-rows td')
+    assert max(h['h'] for h in boxes_of(long_view, '.agl-ledger .agl-rows th > *')) < 30
+    assert min(c['w'] for c in cells) > 120, 'a value column squeezed by a long name'
+    assert any(h['title'].endswith(LONG) or LONG in h['title'] for h in heads)
+    # the inspect panel: no box of its own that cuts its content
+    long_view.locator('svg g.node.function').first.click()
+    expect(long_view.locator('.agl-inspect')).not_to_have_attribute('data-node-id', '')
+    panel, = boxes_of(long_view, '.agl-inspect')
+    assert panel['sh'] <= panel['ch'] + 1, f'the inspect panel scrolls inside: {panel}'
+    long_view.screenshot(path=str(jh.ARTIFACTS / 'classroom-long-name.png'))
+
+    # predict with the inspect panel open: the Check button is not clipped
+    tutorial.locator('svg g.node.function').first.click()
+    expect(tutorial.locator('.agl-inspect')).not_to_have_attribute('data-node-id', '')
+    check = tutorial.locator('.agl-ledger button[data-action="guess"]')
+    check.scroll_into_view_if_needed()
+    button, = boxes_of(tutorial, '.agl-ledger button[data-action="guess"]')
+    side, = boxes_of(tutorial, '.agl-side')
+    assert side['y'] <= button['y'] and button['y'] + button['h'] <= side['y'] + side['h'] + 1
+
+    # Fit: no node under the zoom buttons
+    for view in (tutorial, gview, chain):
+        view.locator('button[data-action="fit"]').click()
+        page.wait_for_timeout(300)
+        zoom, = boxes_of(view, '.agl-zoom')
+        under = [n['id'] for n in boxes_of(view, 'svg.agl-canvas g.node') if overlap(n, zoom)]
+        assert not under, f'nodes under the zoom buttons after Fit: {under}'
+    tutorial.screenshot(path=str(jh.ARTIFACTS / 'classroom-fit.png'))
+
+    # GraphView(gx) opens with no node cut at the stage's edge
+    page.reload()
+    jh.open_in_lab(page, lab_server, nb, probe)
+    tutorial, long_view, gview, chain = (jh.wait_widget_ready(page, index=i) for i in range(4))
+    gview.scroll_into_view_if_needed()
+    gview.screenshot(path=str(jh.ARTIFACTS / 'classroom-gx.png'))
+    assert not cut_nodes(gview), f'GraphView(gx) opens with nodes cut: {cut_nodes(gview)}'
+
+    # the 500-node chain: the status line whole, an overview one can use
+    status, = boxes_of(chain, '.agl-status')
+    assert status['sh'] <= status['ch'] + 1
+    for note in boxes_of(chain, '.agl-status-note, .agl-status-text'):
+        assert note['sw'] <= note['cw'] + 1, note
+    overview, = boxes_of(chain, '.agl-overview')
+    assert overview['w'] >= 60 and overview['h'] >= 60, f'the overview is a sliver: {overview}'
+    chain.screenshot(path=str(jh.ARTIFACTS / 'classroom-chain500.png'))
+
+    jh.use_dark_theme(page)
+    long_view.screenshot(path=str(jh.ARTIFACTS / 'classroom-long-name-dark.png'))
+    chain.screenshot(path=str(jh.ARTIFACTS / 'classroom-chain500-dark.png'))

@@ -19,7 +19,11 @@ function rowsTable(rows) {
   for (const row of rows || []) {
     if (!row || typeof row !== 'object') continue;
     const tr = el('tr', String(row.c || ''));
-    tr.append(el('th', '', row.k), el('td', '', row.v));
+    // a long name is cut with an ellipsis (whole in the tooltip), never the values
+    const th = el('th');
+    th.title = String(row.k ?? '');
+    th.appendChild(el('span', 'agl-key', row.k));
+    tr.append(th, el('td', '', row.v));
     table.appendChild(tr);
   }
   return table;
@@ -65,7 +69,9 @@ function guessBox(box, targets, onGuess) {
         submit();
       }
     });
-    form.append(el('span', '', `${name}:`), input);
+    const label = el('span', 'agl-key', `${name}:`);
+    label.title = name;
+    form.append(label, input);
     return input;
   });
   const check = el('button', 'agl-primary', 'Check');
