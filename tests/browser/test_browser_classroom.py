@@ -115,8 +115,9 @@ def test_predict_as_a_student_types(page, lab_server, notebook_root):
     expect(widget.locator('.agl-score')).to_have_text('Score 1/2')
     widget.screenshot(path=str(jh.ARTIFACTS / 'classroom-predict-wrong.png'))
 
-    # Back: the question again, empty boxes; a right retry shows, the score keeps 1/2
-    widget.locator('button[data-action="back"]').click()
+    # Try again (Back): the question again, empty boxes; a right retry shows, the score
+    # keeps 1/2
+    widget.locator('.agl-ledger button[data-action="back"]').click()
     expect(counter(widget)).to_have_attribute('data-step', '1')
     expect(boxes).to_have_count(2)
     assert [b.input_value() for b in boxes.all()] == ['', '']

@@ -120,6 +120,14 @@ export function renderLedger(box, ledger, st, onGuess) {
       const revealed = sec.verdict.startsWith('Revealed');
       part.appendChild(el('div', `agl-verdict ${right ? 'agl-right' : revealed ? '' : 'agl-wrong'}`,
         `${right ? '\u2713 ' : revealed ? '' : '\u2717 '}${sec.verdict}`));
+      if (!right && st.predict && st.can_back) {  // Back brings this step's question again
+        const again = el('button', 'agl-link', 'Try this step again');
+        again.type = 'button';
+        again.dataset.action = 'back';
+        again.setAttribute('aria-label', 'Try this step again: back to its question (the score keeps your first try)');
+        again.title = 'Back to this step\u2019s question; the score keeps your first try (key \u2190)';
+        part.appendChild(again);
+      }
     }
     part.appendChild(rowsTable(sec.rows));
     if (sec.kind === 'next' && st.predict && (st.targets || []).length) {

@@ -128,6 +128,7 @@ export const STYLE = `
 .agl-verdict { font-weight: 700; margin: 2px 0; }
 .agl-verdict.agl-right { color: var(--agl-good); }
 .agl-verdict.agl-wrong { color: var(--agl-bad); }
+.agl-sec > button.agl-link { padding: 2px 8px; min-height: 28px; margin: 0 0 4px; }
 .agl-guess-row { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; margin: 4px 0; }
 .agl-guess-row input { width: 7em; font-family: var(--agl-mono); }
 .agl-why summary { cursor: pointer; color: var(--agl-fg); }
