@@ -382,13 +382,15 @@ class StepModel:
         slot (a variable used twice by the function is named twice): what a guess
         gives values for."""
         with self._lock:
-            up = self.upcoming()
-            if up is None:
-                return []
-            model = self.state().model
-            ids = model.nodes[up.func_id].input_ids
-            table = self.names.table(model)
-            return [table.get(ids[k], f'#{ids[k]}') for k in up.targets]
+            state = self.state()
+            return self._targets(state, self.upcoming(state))
+
+    def _targets(self, state: ViewState, up: ledger.Upcoming | None) -> list[str]:
+        f = state.model.nodes.get(up.func_id) if up is not None else None
+        if f is None:  # none, or (in history) a function not made yet at this point
+            return []
+        table = self.names.table(state.model)
+        return [table.get(f.input_ids[k], f'#{f.input_ids[k]}') for k in up.targets]
 
     # ---- stepping --------------------------------------------------------------------
 
@@ -614,8 +616,9 @@ class StepModel:
 
     def _target_sizes(self) -> list[int | None]:
         """How many numbers each target of the next step holds (None: unknown)."""
-        up = self.upcoming()
-        model = self.state().model
+        state = self.state()
+        up = self.upcoming(state)
+        model = state.model
         ids = model.nodes[up.func_id].input_ids
         shapes = [getattr(model.nodes.get(ids[k]), 'shape', None) for k in up.targets]
         return [None if s is None else math.prod(s) for s in shapes]
@@ -797,7 +800,7 @@ class StepModel:
                     'next_id': up.func_id if up is not None else None,
                     'last_id': trace.last.func_id if trace.last is not None else None,
                     'run': None if trace.run_id is None else ('view' if own else 'code'),
-                    'targets': self.next_targets() if up is not None and not replay else []}
+                    'targets': [] if replay else self._targets(state, up)}
         idle = self._idle_reason() if self._pos is None else None
         st['done'] = up is None
         table = self.names.table(model)
