@@ -74,6 +74,14 @@ def _same_number(a: str, b: str) -> bool:
         return False
 
 
+def _why(reason: str, f: graph.Node | None) -> str:
+    """The engine's reason (it starts with the function's label) with the label as the
+    view draws it (``-_``, not ``__neg__``)."""
+    if f is not None and f.label and reason.startswith(f'{f.label} (rank '):
+        return drawn_label(f) + reason[len(f.label):]
+    return reason
+
+
 def _row(k: str, v: str, c: str = '') -> dict:
     return {'k': k, 'v': v, 'c': c}
 
@@ -195,7 +203,7 @@ def _last(state: ViewState, names: dict[int, str], rec: StepRecord,
         rows.append(_row(f'{name}.grad', f'{" + ".join(parts)} = {_t(new)}  '
                          f'({name} is used {"twice" if len(parts) == 2 else "again"}: '
                          'grads add up)', 'sum'))
-    section = {'kind': 'last', 'title': title, 'rows': rows, 'why': rec.reason}
+    section = {'kind': 'last', 'title': title, 'rows': rows, 'why': _why(rec.reason, f)}
     if fresh_verdict:
         section['verdict'] = fresh_verdict
     return section
@@ -218,7 +226,7 @@ def _next(state: ViewState, names: dict[int, str], up: Upcoming, quiz: bool) -> 
             rows.append(_row(name, text, 'result pending'))
     frontier = ', '.join(names.get(i, f'#{i}') for i in up.frontier_ids)
     more = up.frontier_size - len(up.frontier_ids)
-    why = up.reason + (f'  Waiting: {frontier}{f" and {more} more" if more > 0 else ""}.'
+    why = _why(up.reason, f) + (f'  Waiting: {frontier}{f" and {more} more" if more > 0 else ""}.'
                        if frontier else '')
     return {'kind': 'next', 'title': title, 'rows': rows, 'why': why.strip()}
 
