@@ -80,6 +80,6 @@ def test_negation_is_drawn_as_minus(view_of):
     assert '__neg__' not in view.dot
     view.step()
     assert view.ledger['sections'][-1]['title'] == 'Next: f1 (-_)'
-    assert view.ledger['sections'][-1]['why'].startswith('-_ (rank 1) has the highest rank')
+    assert view.ledger['sections'][-1]['why'].startswith('-_ (rank 0) has the highest rank')
     view.select(y.creator)
     assert view.panel['title'] == 'f1  -_'
