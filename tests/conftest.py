@@ -75,3 +75,18 @@ def cupy_gpu() -> Iterator[object]:
         yield cupy
     finally:
         backend._gpu, backend._gpu_probed = saved
+
+
+@pytest.fixture
+def view_of():
+    """Make GraphViews (``view_of(y, predict=True)``); each is closed after the test."""
+    from autograd_lab_widget import GraphView  # here: the widget extra is optional
+    made = []
+
+    def make(*args, **kwargs):
+        view = GraphView(*args, **kwargs)
+        made.append(view)
+        return view
+    yield make
+    for view in made:
+        view.close()

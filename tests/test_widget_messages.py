@@ -48,7 +48,7 @@ def test_select_a_function_shows_rule_and_io(view):
     p = view.panel
     assert p['category'] == 'function' and p['title'] == 'f4  _ + 1'
     main = {row[0]: row[1] for row in p['main']}
-    assert main['local derivative'] == '∂y/∂x = 1' and main['outputs'] == 'v5 = 4.0'
+    assert main['local derivative'] == '∂v5/∂v4 = 1' and main['outputs'] == 'v5 = 4.0'
     assert {link['id'] for link in p['links']} == {f'n{events.uid(func.inputs[0])}',
                                                   f'n{events.uid(view.y)}'}
     assert p['actions'] == ['run-to']  # backward has not run it yet
@@ -57,7 +57,7 @@ def test_select_a_function_shows_rule_and_io(view):
     details = dict(map(tuple, view.panel['details']))
     assert 'input: 3.0' in details['retained arrays']  # x ** 2 keeps x for its backward
     main = {row[0]: row[1] for row in view.panel['main']}
-    assert main['local derivative'] == '∂y/∂x = c·x^(c−1)'
+    assert main['local derivative'] == '∂v2/∂x = c·x^(c−1)'  # in the graph's names
 
 
 def test_selected_collected_intermediate_gives_its_node(view):

@@ -14,19 +14,6 @@ from autograd_lab_widget import GraphView, drawing
 from widget_helpers import function_ids, polynomial, send
 
 
-@pytest.fixture
-def view_of():
-    made = []
-
-    def make(*args, **kwargs):
-        view = GraphView(*args, **kwargs)
-        made.append(view)
-        return view
-    yield make
-    for view in made:
-        view.close()
-
-
 def test_initial_traits_describe_the_graph(view_of):
     x, y = polynomial()
     view = view_of(y)
@@ -162,7 +149,8 @@ def test_predict_mode_grades_guesses_and_keeps_the_score(view_of):
     assert view.status['predict'] and view.status['targets'] == ['x']
     assert x.grad is None  # nothing ran: the guess comes first
     verdict = view.guess('4')
-    assert not verdict.right and str(verdict) == 'Not quite: x gets 5.0 (you said 4).'
+    assert not verdict.right
+    assert str(verdict) == 'Not quite at step 1, f1 (_ * 5): x gets 5.0 (you said 4.0).'
     assert x.grad == 5.0  # the engine ran the step when the guess was in
     assert view.score.as_dict() == {'right': 0, 'wrong': 1, 'skipped': 0, 'total': 1}
     assert view.status['score']['wrong'] == 1

@@ -219,7 +219,8 @@ def test_lesson_five_run_to_here_from_the_inspect_panel(page, lab_server, notebo
     # the exercise's answer, given in the kernel as the lesson asks, graded in the view
     verdict = probe.eval('repr(checks.ex05_run_to(diamond.guess(np.cos(0.5))))')
     assert '\u2705' in verdict, verdict
-    expect(widget.locator('.agl-verdict').first).to_contain_text('Right! h: 0.8776')
+    expect(widget.locator('.agl-verdict').first).to_contain_text(
+        'Right! step 3, f3 (sin): h: 0.8776')
 
 
 def test_lesson_fourteen_engine_order_stepped_in_lab(page, lab_server, notebook_root):

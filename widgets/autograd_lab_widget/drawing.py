@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from autograd_lab import graph
 from autograd_lab.graph.dot import escape_text
 
-from autograd_lab_widget import arrays
+from autograd_lab_widget import arrays, naming
 from autograd_lab_widget.naming import Names
 from autograd_lab_widget.state import ViewState
 
@@ -149,7 +149,7 @@ def tooltip(node: graph.Node, name: str) -> str:
     if node.category == 'function':
         made = ', made by a backward (grad-of-grad)' if node.order else ''
         kind = node.type or 'function'
-        return f'{name} = {node.label or node.type} ({kind}, rank {node.rank}{made})'
+        return f'{name} = {naming.drawn_label(node)} ({kind}, rank {node.rank}{made})'
     shape = node.shape if node.shape is not None else '?'
     device = f', on {node.device}' if node.device != '@numpy' else ''
     return f'{name}: {node.kind} variable, {node.dtype or "?"}, shape {shape}{device}'
@@ -196,7 +196,7 @@ def function_cells(state: ViewState, ident: int, name: str, role: str | None) ->
     done = ident in state.trace.done
     mark = '▶' if role == 'next' else '✓' if done else ' '
     cell = {'mark': 'next'} if role == 'next' else {'mark': 'done'} if done else {}
-    return {'text': {'fid': name, 'op': node.label or node.type, 'mark': mark}, 'cell': cell}
+    return {'text': {'fid': name, 'op': naming.drawn_label(node), 'mark': mark}, 'cell': cell}
 
 
 class _Drawer:

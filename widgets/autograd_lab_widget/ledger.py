@@ -15,7 +15,7 @@ The payload is plain data for the browser (every text is written with textConten
 
 >>> import numpy as np, autograd_lab as chainer
 >>> from autograd_lab import events, graph
->>> from autograd_lab_widget.naming import Names
+>>> from autograd_lab_widget.naming import Names, drawn_label
 >>> from autograd_lab_widget.timeline import Timeline
 >>> with events.recording() as log:
 ...     x = chainer.Variable(np.array(5.0), name='x')
@@ -41,7 +41,7 @@ import numpy
 from autograd_lab import events, graph
 
 from autograd_lab_widget import arrays, rules
-from autograd_lab_widget.naming import Names
+from autograd_lab_widget.naming import Names, drawn_label
 from autograd_lab_widget.state import StepRecord, ViewState
 
 
@@ -72,6 +72,14 @@ def _same_number(a: str, b: str) -> bool:
         return float(a.replace('−', '-')) == float(b.replace('−', '-'))
     except ValueError:
         return False
+
+
+def _why(reason: str, f: graph.Node | None) -> str:
+    """The engine's reason (it starts with the function's label) with the label as the
+    view draws it (``-_``, not ``__neg__``)."""
+    if f is not None and f.label and reason.startswith(f'{f.label} (rank '):
+        return drawn_label(f) + reason[len(f.label):]
+    return reason
 
 
 def _row(k: str, v: str, c: str = '') -> dict:
@@ -111,17 +119,19 @@ def _rule_rows(state: ViewState, names: dict[int, str], func_id: int,
     f = model.nodes[func_id]
     found = _locals(state, func_id)
     out = names.get(f.output_ids[0], 'y') if f.output_ids else 'y'
+    ins = [names.get(i, f'#{i}') for i in f.input_ids]
     rows = []
     if found is None:
-        text = rules.rule_text(f.type)
+        text = rules.rule_text(f.type, ins, out)
         rows.append(_row('rule', text or f'{f.type}: see its backward()', 'rule'))
         return rows, None
     for k in slots:
         if k >= len(found) or k >= len(f.input_ids):
             continue
         loc = found[k]
-        rule = loc.rule.split('=', 1)[1].strip()
-        name = names.get(f.input_ids[k], f'#{f.input_ids[k]}')
+        # the rule in the graph's names: never the letters a and b, which may be variables
+        rule = rules.named(loc.rule, ins, out).split('=', 1)[1].strip()
+        name = ins[k]
         value = _t(loc.value)
         filled = '' if loc.filled == rule or _same_number(loc.filled, value) \
             else f' = {loc.filled.replace("-", "−")}'
@@ -158,7 +168,7 @@ def _head(state: ViewState, names: dict[int, str], func_id: int, grad_outputs: t
         rows.append(_values_row(state, names, f.input_ids, 'inputs'))
         rows.append(_values_row(state, names, f.output_ids, 'output'))
         rows.append(_arrived(state, names, f.output_ids, grad_outputs))
-    return f'{title}: {names.get(func_id)} ({f.label if f else "?"})', rows, f
+    return f'{title}: {names.get(func_id)} ({drawn_label(f) if f else "?"})', rows, f
 
 
 def _last(state: ViewState, names: dict[int, str], rec: StepRecord,
@@ -193,7 +203,7 @@ def _last(state: ViewState, names: dict[int, str], rec: StepRecord,
         rows.append(_row(f'{name}.grad', f'{" + ".join(parts)} = {_t(new)}  '
                          f'({name} is used {"twice" if len(parts) == 2 else "again"}: '
                          'grads add up)', 'sum'))
-    section = {'kind': 'last', 'title': title, 'rows': rows, 'why': rec.reason}
+    section = {'kind': 'last', 'title': title, 'rows': rows, 'why': _why(rec.reason, f)}
     if fresh_verdict:
         section['verdict'] = fresh_verdict
     return section
@@ -216,7 +226,7 @@ def _next(state: ViewState, names: dict[int, str], up: Upcoming, quiz: bool) -> 
             rows.append(_row(name, text, 'result pending'))
     frontier = ', '.join(names.get(i, f'#{i}') for i in up.frontier_ids)
     more = up.frontier_size - len(up.frontier_ids)
-    why = up.reason + (f'  Waiting: {frontier}{f" and {more} more" if more > 0 else ""}.'
+    why = _why(up.reason, f) + (f'  Waiting: {frontier}{f" and {more} more" if more > 0 else ""}.'
                        if frontier else '')
     return {'kind': 'next', 'title': title, 'rows': rows, 'why': why.strip()}
 

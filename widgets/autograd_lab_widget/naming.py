@@ -31,6 +31,26 @@ import weakref
 from autograd_lab import graph
 
 
+#: Chainer labels not written like an operator, and how the view draws them instead
+#: (the engine's ``label`` stays Chainer's).
+_DRAWN = {'__neg__': '-_'}
+
+
+def drawn_label(node: graph.Node) -> str:
+    """The operation a view writes for a function node: its label (``_ * _``), or how the
+    view writes a label that is not an operator (Chainer's ``__neg__`` is drawn ``-_``).
+
+    >>> from autograd_lab.graph import GraphModel
+    >>> from autograd_lab import events
+    >>> import numpy as np, autograd_lab as chainer
+    >>> y = -chainer.Variable(np.array(3.0))
+    >>> y.creator.label, drawn_label(GraphModel.from_outputs(y).nodes[events.uid(y.creator)])
+    ('__neg__', '-_')
+    """
+    text = node.label or node.type
+    return _DRAWN.get(text, text)
+
+
 class Names:
     """Short per-view numbers for the nodes of the graphs a view shows."""
 
@@ -100,7 +120,7 @@ class Names:
         """A function as ``f3 (_ - _)``, a variable as its name."""
         node = model.nodes.get(ident)
         if node is not None and node.category == 'function':
-            return f'{self.short(model, ident)} ({node.label or node.type})'
+            return f'{self.short(model, ident)} ({drawn_label(node)})'
         return self.of(model, ident)
 
     def find(self, model: graph.GraphModel, name: str) -> int:

@@ -25,7 +25,7 @@ from typing import Any
 
 from autograd_lab import Variable, events, graph
 
-from autograd_lab_widget import arrays, rules
+from autograd_lab_widget import arrays, naming, rules
 from autograd_lab_widget.naming import Names
 from autograd_lab_widget.state import ViewState
 
@@ -111,10 +111,12 @@ def _function(state: ViewState, node: graph.Node, obj: Any, names: Names) -> dic
         return ', '.join(out) or '-'
 
     ran = node.id in state.trace.done
-    main = [['operation', f'{node.label or node.type}  ({node.type})', 'agl-op'],
+    ins = [table.get(i, f'#{i}') for i in node.input_ids]
+    out = table.get(node.output_ids[0], 'y') if node.output_ids else 'y'
+    main = [['operation', f'{naming.drawn_label(node)}  ({node.type})', 'agl-op'],
             ['inputs', listed(node.input_ids), ''], ['outputs', listed(node.output_ids), ''],
             ['backward', 'ran in this backward' if ran else 'not run yet', ''],
-            ['local derivative', rules.rule_text(node.type)
+            ['local derivative', rules.rule_text(node.type, ins, out)
              or f'not tabled: see {node.type or "its"} backward()', 'agl-rule']]
     details = _details(node)
     if obj is not None:
@@ -133,7 +135,7 @@ def _function(state: ViewState, node: graph.Node, obj: Any, names: Names) -> dic
     links += [{'label': f'output {k}: {table.get(i, i)}', 'id': f'n{i}'}
               for k, i in enumerate(node.output_ids)]
     subtitle = 'function' + (' made by a backward (grad-of-grad)' if node.order else '')
-    return {'title': f'{table.get(node.id)}  {node.label or node.type}', 'subtitle': subtitle,
+    return {'title': f'{table.get(node.id)}  {naming.drawn_label(node)}', 'subtitle': subtitle,
             'main': main, 'details': details, 'links': links, 'heatmaps': []}
 
 

@@ -14,7 +14,7 @@ step counts as right only if every target is right.
 >>> verdict.right, str(verdict)
 (True, 'Right! v2: 10.0, v3: -1.0')
 >>> str(check({'v2': 9.9, 'v3': 1}, targets))
-'Not quite: v3 gets -1.0 (you said 1); right for v2: 10.0.'
+'Not quite: v3 gets -1.0 (you said 1.0); right for v2: 10.0.'
 >>> score = Score().add(verdict).add(check(0.0, targets[:1]))
 >>> score, score.total
 (Score(right=1, wrong=1, skipped=0), 2)
@@ -22,7 +22,6 @@ step counts as right only if every target is right.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -32,11 +31,13 @@ import numpy
 
 from autograd_lab import events
 
-from autograd_lab_widget import arrays
+from autograd_lab_widget import arrays, expressions
 
 #: A guess is right when ``|guess - truth| <= ATOL + RTOL * |truth|`` element by element.
 RTOL = 1e-2
 ATOL = 5e-3
+#: The most numbers one guessed value may hold where its target's size is unknown.
+MAX_VALUES = 10_000
 
 
 @dataclass(frozen=True)
@@ -77,42 +78,44 @@ class Score:
 @dataclass(frozen=True)
 class Verdict:
     """The outcome of one guess: ``right`` when every target was, and per target
-    ``(name, guess, truth, right)``."""
+    ``(name, guess, truth, right)``.  ``step`` says which step was guessed (``'step 2,
+    f7 (_ + _)'``); ``retry``: a second try at a step already graded, which the score
+    does not count."""
 
     right: bool
     checks: tuple = field(default_factory=tuple)
+    step: str = ''
+    retry: bool = False
 
     def __str__(self) -> str:
+        where = f' at {self.step}' if self.step else ''
+        again = ' (a retry: the score keeps your first try)' if self.retry else ''
         if self.right:
-            return 'Right! ' + ', '.join(f'{n}: {arrays.text(t)}' for n, _, t, _ in self.checks)
+            return ('Right! ' + (f'{self.step}: ' if self.step else '')
+                    + ', '.join(f'{n}: {arrays.text(t)}' for n, _, t, _ in self.checks) + again)
         wrong = '; '.join(f'{n} gets {arrays.text(t)} (you said {_said(g)})'
                           for n, g, t, ok in self.checks if not ok)
         good = [f'{n}: {arrays.text(t)}' for n, _, t, ok in self.checks if ok]
-        return f'Not quite: {wrong}' + (f'; right for {", ".join(good)}' if good else '') + '.'
+        return (f'Not quite{where}: {wrong}' + (f'; right for {", ".join(good)}' if good else '')
+                + f'.{again}')
 
 
 def _said(guess: Any) -> str:
-    if isinstance(guess, numpy.ndarray | numpy.generic):
-        return arrays.text(numpy.asarray(guess))
-    return json.dumps(guess) if isinstance(guess, list) else str(guess)
+    return arrays.text(numpy.asarray(guess, dtype=numpy.float64))
 
 
 def parse_guess(value: Any) -> Any:
-    """A guess typed in the browser (text: a number or a JSON list) or given in Python."""
+    """A guess typed in the browser (text: a number, arithmetic like ``cos(1)``, or a list
+    like ``[1, 2]``; see :mod:`~autograd_lab_widget.expressions`) or given in Python
+    (returned as it is: :func:`match` checks it)."""
     if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            raise ValueError('empty guess: type a number like 4 or a list like [1, 2]')
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ValueError(f'a guess is a number or a list like [1, 2], got {text!r:.40}') \
-                from error
+        return expressions.evaluate(value.strip())
     return value
 
 
 def close(guess: Any, truth: Any) -> bool:
-    """``guess`` matches ``truth`` (a recorded value) within the tolerance."""
+    """``guess`` matches ``truth`` (a recorded value) within the tolerance; inf and NaN
+    must be guessed exactly (a NaN gradient is guessed with ``nan``)."""
     if truth is None or isinstance(truth, events.Summary):
         return False
     try:
@@ -122,28 +125,33 @@ def close(guess: Any, truth: Any) -> bool:
             return False
         g = numpy.broadcast_to(g.reshape(t.shape) if g.size == t.size else g, t.shape)
         finite = numpy.isfinite(t)
-        same_special = bool(numpy.all((g == t) | finite))  # inf must match exactly
-        return same_special and bool(numpy.all(numpy.abs(g - t)[finite]
-                                                <= ATOL + RTOL * numpy.abs(t)[finite]))
+        same_special = numpy.all((g == t) | finite | (numpy.isnan(g) & numpy.isnan(t)))
+        with numpy.errstate(invalid='ignore'):
+            near = numpy.abs(g - t)[finite] <= ATOL + RTOL * numpy.abs(t)[finite]
+        return bool(same_special) and bool(numpy.all(near))
     except (TypeError, ValueError):
         return False
 
 
-def match(guess: Any, names: Sequence[str]) -> list:
-    """One guessed value per target (``names``: the targets, in order).
+def match(guess: Any, names: Sequence[str], sizes: Sequence[int | None] | None = None) -> list:
+    """One guessed value per target (``names``: the targets, in order; ``sizes``: how
+    many numbers each holds, where known), each a float64 array.
 
     ``guess`` is one value (one target, or the same for all), a list with one value
-    per target, or a mapping from the names drawn on the variables to values.
-    Raises ValueError (or KeyError for an unknown name) when it does not fit.
+    per target, or a mapping from the names drawn on the variables to values.  A value
+    is a number or a (nested) list or array of numbers, at most as many as its target
+    holds: not a bool, bytes or text.  Raises ValueError (or KeyError for an unknown
+    name) when it does not fit.
     """
     if not names:
         raise ValueError('this step sends no gradient to guess')
     names = list(names)
+    sizes = list(sizes) if sizes is not None else [None] * len(names)
     if isinstance(guess, Mapping):
         unknown = [k for k in guess if k not in names]
         if unknown:
-            raise KeyError(f'no target called {unknown[0]!r}: this step sends grads to '
-                           f'{", ".join(names)}')
+            raise KeyError(f'no target called {str(unknown[0])[:40]!r}: this step sends '
+                           f'grads to {", ".join(names)}')
         missing = [n for n in names if n not in guess]
         if missing:
             raise ValueError(f'guess every target: {", ".join(missing)} missing')
@@ -155,24 +163,92 @@ def match(guess: Any, names: Sequence[str]) -> list:
         guesses = list(guess)
     else:
         guesses = [guess] * len(names)
-    for g in guesses:
-        _check_number(g)
-    return guesses
+    return [_numbers(g, n, s) for g, n, s in zip(guesses, names, sizes)]
 
 
 def check(guess: Any, targets: Sequence[tuple[str, Any]]) -> Verdict:
     """Grade ``guess`` (see :func:`match`) against ``targets``, ``(name, true value)``
     per input slot that received a gradient."""
-    guesses = match(guess, [n for n, _ in targets])
+    sizes = [None if t is None else numpy.size(t) if not isinstance(t, events.Summary)
+             else math.prod(t.shape) for _, t in targets]
+    guesses = match(guess, [n for n, _ in targets], sizes)
     checks = tuple((n, g, t, close(g, t)) for (n, t), g in zip(targets, guesses))
     return Verdict(all(ok for *_, ok in checks), checks)
 
 
-def _check_number(value: Any) -> None:
+def _numbers(value: Any, name: str, size: int | None) -> numpy.ndarray:
+    """``value`` as a float64 array, refused (ValueError) unless it is numbers only, at
+    most ``size`` of them (or :data:`MAX_VALUES`)."""
+    limit = size if size else MAX_VALUES
+    count = 0
+
+    def walk(item: Any, depth: int) -> None:
+        nonlocal count
+        if depth > expressions.MAX_DEPTH:
+            raise ValueError(f'the guess for {name} nests more than '
+                             f'{expressions.MAX_DEPTH} deep')
+        if isinstance(item, list | tuple):
+            if count + len(item) > limit:  # before reading them: a huge list costs nothing
+                raise ValueError(_too_many(name, size, count + len(item)))
+            for one in item:
+                walk(one, depth + 1)
+            return
+        if isinstance(item, numpy.ndarray) and item.dtype.kind in 'iuf':
+            count += item.size
+        elif isinstance(item, int | float | numpy.integer | numpy.floating) \
+                and not isinstance(item, bool):
+            count += 1
+        else:
+            raise ValueError(f'a guess is a number, a list of numbers or text like '
+                             f'\'cos(1)\', got {type(item).__name__} {item!r:.40}')
+        if count > limit:
+            raise ValueError(_too_many(name, size, count))
+
+    walk(value, 0)
     try:
         array = numpy.asarray(value, dtype=numpy.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f'a guess is a number or a list of numbers, got {value!r:.40}') \
-            from error
-    if array.size == 0 or not all(math.isfinite(v) or math.isinf(v) for v in array.ravel()):
-        raise ValueError(f'a guess is a number or a list of numbers, got {value!r:.40}')
+    except (TypeError, ValueError, OverflowError) as error:
+        raise ValueError(f'the guess for {name} is not a number or a regular list of '
+                         f'numbers: {error}') from error
+    if array.size == 0:
+        raise ValueError(f'the guess for {name} is empty: give a number')
+    return array
+
+
+def _too_many(name: str, size: int | None, count: int) -> str:
+    if size == 1:
+        return f'{name} holds one value: give one number, got {count} values'
+    if size:
+        return f'{name} holds {size} values: give one number or {size}, got {count}'
+    return f'a guess holds at most {MAX_VALUES} numbers, got {count}'
+
+
+class Gradebook:
+    """The verdict of each step guessed (or revealed) in predict mode, by ``(backward
+    run id, function id)``: Back shows a step's verdict again, and a second guess at a
+    step already in the book is a retry, shown but not scored (the score keeps the
+    first try).  Holds the latest :data:`KEEP` steps.
+
+    >>> book = Gradebook()
+    >>> book.graded((1, 7)), book.note((1, 7), 'Right! x: 2.0'), book.graded((1, 7))
+    (False, None, True)
+    >>> book.text((1, 7)), book.text((2, 7))
+    ('Right! x: 2.0', '')
+    """
+
+    KEEP = 4096
+
+    def __init__(self) -> None:
+        self._texts: dict[tuple, str] = {}
+
+    def graded(self, key: tuple) -> bool:
+        return key in self._texts
+
+    def note(self, key: tuple, text: str) -> None:
+        self._texts.pop(key, None)
+        self._texts[key] = text
+        if len(self._texts) > self.KEEP:
+            del self._texts[next(iter(self._texts))]
+
+    def text(self, key: tuple) -> str:
+        return self._texts.get(key, '')

@@ -129,8 +129,8 @@ _TABLE: dict[str, Callable] = {
                     lambda x, y, c: y[0] * (1 - y[0])),
     'ReLU': _one('∂y/∂x = 1 if x > 0 else 0', lambda x, y, c: f'[{T(x[0])} > 0]',
                  lambda x, y, c: (x[0] > 0).astype(numpy.float64)),
-    'Square': _one('∂y/∂x = 2x', lambda x, y, c: f'2·{T(x[0])}', lambda x, y, c: 2 * x[0]),
-    'Sqrt': _one('∂y/∂x = 1/(2√x) = 1/(2y)', lambda x, y, c: f'1/(2·{T(y[0])})',
+    'Square': _one('∂y/∂x = 2·x', lambda x, y, c: f'2·{T(x[0])}', lambda x, y, c: 2 * x[0]),
+    'Sqrt': _one('∂y/∂x = 1/(2·√x) = 1/(2·y)', lambda x, y, c: f'1/(2·{T(y[0])})',
                  lambda x, y, c: 1 / (2 * y[0])),
 }
 
@@ -150,18 +150,47 @@ _TEXT_ONLY: dict[str, str] = {
     'LeakyReLU': '∂y/∂x = 1 if x > 0 else the slope a',
     'Softplus': '∂y/∂x = sigmoid(β·x)',
     'MultiAdd': '∂y/∂xᵢ = 1 for every input',
+    'Maximum': 'y = max(a, b) element by element: each element of the grad goes to the input '
+               'that was larger there (to a on a tie); the other input gets 0 there',
+    'Minimum': 'y = min(a, b) element by element: each element of the grad goes to the input '
+               'that was smaller there (to a on a tie); the other input gets 0 there',
+    'Max': 'y = max of x: the grad goes to the largest element of x (to each one that ties); '
+           'every other element gets 0',
+    'Min': 'y = min of x: the grad goes to the smallest element of x (to each one that ties); '
+           'every other element gets 0',
 }
+#: Text-only rules written with the letters of the elementwise rules (a, b or x; y).
+_LETTERED = {'Maximum', 'Minimum', 'Max', 'Min'}
+_LETTER = re.compile(r'(?<![A-Za-z_])[abxy](?![A-Za-z_])')
 
 
-def rule_text(type_name: str) -> str | None:
-    """The rule of a FunctionNode class name as one line of text, or None if not tabled."""
+def named(rule: str, inputs: Sequence[str], output: str) -> str:
+    """``rule`` in the names drawn on the graph: its inputs ``a, b`` (or ``x``) and its
+    output ``y`` replaced, so that a rule never speaks of a letter that is also one of
+    the student's variables (lesson 2 has an ``a`` and a ``b``).
+
+    >>> named('∂y/∂a = b', ['w1', 'x1'], 'v5')
+    '∂v5/∂w1 = x1'
+    >>> named('∂y/∂x = 1/(2·√x) = 1/(2·y)', ['h'], 'r')
+    '∂r/∂h = 1/(2·√h) = 1/(2·r)'
+    """
+    letters = {'y': output}
+    letters.update(zip(('x',) if len(inputs) == 1 else ('a', 'b'), inputs))
+    return _LETTER.sub(lambda m: letters.get(m.group(0), m.group(0)), rule)
+
+
+def rule_text(type_name: str, inputs: Sequence[str] = (), output: str = 'y') -> str | None:
+    """The rule of a FunctionNode class name as one line of text, or None if not tabled;
+    with ``inputs`` (the names of its inputs) and ``output``, written in those names."""
     if type_name in _TEXT_ONLY:
-        return _TEXT_ONLY[type_name]
+        text = _TEXT_ONLY[type_name]
+        return named(text, inputs, output) if inputs and type_name in _LETTERED else text
     fn = _TABLE.get(type_name)
     if fn is None:
         return None
     one = numpy.ones(())
-    return ',  '.join(r.rule for r in fn([one, one], [one], 2.0))
+    text = ',  '.join(r.rule for r in fn([one, one], [one], 2.0))
+    return named(text, inputs, output) if inputs else text
 
 
 def local(type_name: str, label: str, inputs: Sequence[Any],

@@ -31,6 +31,7 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import logging
+import math
 import sys
 import threading
 import weakref
@@ -130,6 +131,7 @@ class StepModel:
         self.predict = False
         self.score = prediction.Score()
         self._verdict = ''
+        self._gradebook = prediction.Gradebook()
         self._selected_ref: Any = None
         self.selected_id: int | None = None
         self._preview: set[int] = set()
@@ -380,13 +382,15 @@ class StepModel:
         slot (a variable used twice by the function is named twice): what a guess
         gives values for."""
         with self._lock:
-            up = self.upcoming()
-            if up is None:
-                return []
-            model = self.state().model
-            ids = model.nodes[up.func_id].input_ids
-            table = self.names.table(model)
-            return [table.get(ids[k], f'#{ids[k]}') for k in up.targets]
+            state = self.state()
+            return self._targets(state, self.upcoming(state))
+
+    def _targets(self, state: ViewState, up: ledger.Upcoming | None) -> list[str]:
+        f = state.model.nodes.get(up.func_id) if up is not None else None
+        if f is None:  # none, or (in history) a function not made yet at this point
+            return []
+        table = self.names.table(state.model)
+        return [table.get(f.input_ids[k], f'#{f.input_ids[k]}') for k in up.targets]
 
     # ---- stepping --------------------------------------------------------------------
 
@@ -452,8 +456,11 @@ class StepModel:
             before = self.live.trace.steps
             stepper.step()
             if self.predict and self.live.trace.steps > before:
-                self.score = self.score.add(None)
-                self._verdict = 'Revealed without a guess.'
+                key = self._step_key(self.live)
+                if not self._gradebook.graded(key):
+                    self.score = self.score.add(None)
+                    self._gradebook.note(key, 'Revealed without a guess.')
+                self._verdict = self._gradebook.text(key)
             else:
                 self._verdict = ''
             return True
@@ -576,8 +583,11 @@ class StepModel:
 
         ``value`` is one number (or array-like) for a step with one target, a list with
         one value per target (see :meth:`next_targets`), a dict by name, or text of
-        one of those (``'4'``, ``'[1, -1]'``); names can also be keywords
+        one of those (``'4'``, ``'cos(1)'``, ``'[1, -1]'``); names can also be keywords
         (``guess(v2=1.0, v3=-1.0)``).  A bad guess raises ValueError and runs nothing.
+        In history (after Back) the guess is for the recorded step that comes next,
+        and moves one step on: a retry of a step already graded shows its verdict, but
+        the score keeps the first try.
         """
         with self._lock:
             self.message = ''
@@ -586,27 +596,53 @@ class StepModel:
             guess = dict(by_name) if by_name else prediction.parse_guess(value)
             if guess is None:
                 raise ValueError('a guess needs a value (a number, a list, or by name)')
-            self._go_live()
             names = self.next_targets()
             if not names:
                 raise RuntimeError('no step is waiting: backward is finished or has no '
                                    'output (Reset to start over)')
-            prediction.match(guess, names)  # a bad guess raises here, before anything runs
-            stepper = self._ensure_stepper(True)
-            before = self.live.trace.steps
-            stepper.step()
-            rec = self.live.trace.last
-            if rec is None or self.live.trace.steps == before:
-                raise RuntimeError('the step did not run')
-            table = self.names.table(self.live.model)
-            truth = [(table.get(i, f'#{i}'), term) for i, term, _ in rec.targets]
-            if [n for n, _ in truth] != names:
-                truth = list(zip(names, [t for _, t in truth])) if len(truth) == len(names) \
-                    else truth
-            verdict = prediction.check(guess, truth)
+            # a bad guess raises here, before anything runs
+            prediction.match(guess, names, self._target_sizes())
+            if self._pos is not None:
+                self._forward_one()  # the recorded step: graded again, nothing re-run
+                state = self.state()
+            else:
+                stepper = self._ensure_stepper(True)
+                before = self.live.trace.steps
+                stepper.step()
+                state = self.live
+                if self.live.trace.steps == before:
+                    raise RuntimeError('the step did not run')
+            return self._grade(guess, names, state)
+
+    def _target_sizes(self) -> list[int | None]:
+        """How many numbers each target of the next step holds (None: unknown)."""
+        state = self.state()
+        up = self.upcoming(state)
+        model = state.model
+        ids = model.nodes[up.func_id].input_ids
+        shapes = [getattr(model.nodes.get(ids[k]), 'shape', None) for k in up.targets]
+        return [None if s is None else math.prod(s) for s in shapes]
+
+    def _step_key(self, state: ViewState) -> tuple:
+        return (state.trace.run_id, state.trace.last.func_id)
+
+    def _grade(self, guess: Any, names: list[str], state: ViewState) -> prediction.Verdict:
+        rec = state.trace.last
+        table = self.names.table(state.model)
+        truth = [(table.get(i, f'#{i}'), term) for i, term, _ in rec.targets]
+        if [n for n, _ in truth] != names:
+            truth = list(zip(names, [t for _, t in truth])) if len(truth) == len(names) \
+                else truth
+        key = self._step_key(state)
+        retry = self._gradebook.graded(key)
+        verdict = dataclasses.replace(
+            prediction.check(guess, truth), retry=retry,
+            step=f'step {state.trace.steps}, {self.names.described(state.model, rec.func_id)}')
+        if not retry:
             self.score = self.score.add(verdict)
-            self._verdict = str(verdict)
-            return verdict
+        self._verdict = str(verdict)
+        self._gradebook.note(key, self._verdict)
+        return verdict
 
     # ---- selection, unchain, devices ---------------------------------------------------
 
@@ -764,7 +800,7 @@ class StepModel:
                     'next_id': up.func_id if up is not None else None,
                     'last_id': trace.last.func_id if trace.last is not None else None,
                     'run': None if trace.run_id is None else ('view' if own else 'code'),
-                    'targets': self.next_targets() if up is not None and live else []}
+                    'targets': [] if replay else self._targets(state, up)}
         idle = self._idle_reason() if self._pos is None else None
         st['done'] = up is None
         table = self.names.table(model)
@@ -825,10 +861,14 @@ class StepModel:
             else:
                 st['note'] = ''
             book = {'sections': ledger.sections(state, self.names, upcoming=up,
-                                                verdict=self._verdict if live else '',
-                                                quiz=self.predict and live)}
+                                                verdict=self._shown_verdict(state),
+                                                quiz=self.predict)}
             return Scene(frame, st, book, self._panel(state, live),
                          sorted({n.order for n in model.nodes.values()} | {0}), self.position)
+
+    def _shown_verdict(self, state: ViewState) -> str:
+        """The verdict of the step just run in ``state`` (live or in history), if any."""
+        return self._gradebook.text(self._step_key(state)) if state.trace.last else ''
 
     def _focus(self, state: ViewState, next_id: int | None) -> list[int]:
         """The nodes a big graph's drawing is centred on: the next function and the

@@ -15,7 +15,7 @@ throttles redraws caused by the engine.
 True
 >>> view.predict = True    # predict first: the next step runs when the guess is in
 >>> view.next_targets(), str(view.guess([1, -1]))
-(['v2', 'v3'], 'Right! v2: 1.0, v3: -1.0')
+(['v2', 'v3'], 'Right! step 2, f3 (_ - _): v2: 1.0, v3: -1.0')
 >>> view.run_to('f2')      # a breakpoint: run until f2 (_ * 2) is next
 True
 >>> view.run()             # and the rest
@@ -130,6 +130,7 @@ class GraphView(anywidget.AnyWidget):
                kwargs: dict) -> None:
         super().__init__(**kwargs)
         self._model = model
+        model.predict = self.predict
         self.static_key = picture.new_key()
         self._timer = False
         self._last_draw = 0.0
@@ -292,8 +293,11 @@ class GraphView(anywidget.AnyWidget):
 
     @traitlets.observe('predict')
     def _predict_changed(self, change: Any) -> None:
-        self._model.predict = bool(change['new'])
-        if getattr(self, '_model', None) is not None and not self._busy:
+        model = getattr(self, '_model', None)
+        if model is None:  # GraphView(y, predict=True): _setup hands it to the model
+            return
+        model.predict = bool(change['new'])
+        if not self._busy:
             self.refresh()
 
     # ---- selection, unchain, devices ---------------------------------------------------

@@ -262,10 +262,27 @@ export class GraphStage {
     return (big ? BIG_LEGIBLE_PX : LEGIBLE_PX) / FONT_PX;
   }
 
-  fitScale() {
+  // The part of the stage a whole graph is fitted into: not under the zoom buttons in
+  // the top right corner.  Whichever of the band above them or the strip beside them
+  // costs less scale is given up (a tall graph gives up the strip, a wide one the band).
+  area() {
     const { w, h } = this.size();
-    const pad = 16;
-    return Math.min((w - pad) / this.bounds.width, (h - pad) / this.bounds.height);
+    const pad = 8;
+    const bar = this.container.querySelector('.agl-zoom');
+    const stage = this.container.getBoundingClientRect();
+    const r = bar ? bar.getBoundingClientRect() : null;
+    const top = r && r.height ? r.bottom - stage.top + 4 : pad;
+    const side = r && r.width ? stage.right - r.left + 4 : pad;
+    const { width, height } = this.bounds;
+    const below = { x: pad, y: top, w: w - 2 * pad, h: h - top - pad };
+    const beside = { x: pad, y: pad, w: w - side - pad, h: h - 2 * pad };
+    const scale = (a) => Math.min(a.w / width, a.h / height);
+    const best = scale(below) >= scale(beside) ? below : beside;
+    return { ...best, k: scale(best) };
+  }
+
+  fitScale() {
+    return this.area().k;
   }
 
   // After a new layout: the nodes that were drawn before stay where they were.  When
@@ -299,24 +316,48 @@ export class GraphStage {
   // centred on the focus node (or the graph's top when there is none).
   home(focusId) {
     const { w, h } = this.size();
-    const fit = this.fitScale();
+    const area = this.area();
+    const fit = area.k;
     const k = Math.min(MAX_SCALE, Math.max(fit, this.legibleScale()));
     const entry = focusId !== null && focusId !== undefined ? this.cells.get(`n${focusId}`) : null;
-    let [cx, cy] = [this.bounds.width / 2, this.bounds.height / 2];
-    if (fit < k) {
-      if (entry) [cx, cy] = this.center(entry);
-      else cy = h / (2 * k);
+    if (fit >= k) {  // the whole graph, centred where the zoom buttons leave room
+      const tx = area.x + (area.w - k * this.bounds.width) / 2;
+      const ty = area.y + (area.h - k * this.bounds.height) / 2;
+      this.apply(zoomIdentity.translate(tx, ty).scale(k));
+      this.placedBySelf = true;
+      this.focusId = focusId;
+      return;
     }
+    let [cx, cy] = [this.bounds.width / 2, h / (2 * k)];
+    if (entry) [cx, cy] = this.center(entry);
     // centred on the focus, but no empty band where the graph could be: a graph bigger
     // than the stage keeps its edges at the stage's edges
     const pad = 8;
     const clamp = (t, size, view) => (size * k + 2 * pad <= view ? (view - size * k) / 2
       : Math.min(pad, Math.max(view - pad - size * k, t)));
     const tx = clamp(w / 2 - k * cx, this.bounds.width, w);
-    const ty = clamp(h / 2 - k * cy, this.bounds.height, h);
+    const ty = this.uncut(clamp(h / 2 - k * cy, this.bounds.height, h), k, h);
     this.apply(zoomIdentity.translate(tx, ty).scale(k));
     this.placedBySelf = true;
     this.focusId = focusId;
+  }
+
+  // A vertical offset at which no node is cut by the stage's top or bottom edge (a
+  // name row hidden, a grad row shown): a node cut at the top is moved down into view
+  // whole, or else up out of it, whichever cuts no other node (down when both do).
+  uncut(ty, k, h) {
+    const inner = this.innerOffset();
+    const spans = [...this.cells.values()].map(({ node }) => {
+      const b = node.getBBox();
+      return [b.y + inner.y, b.y + b.height + inner.y];
+    });
+    const cut = (t) => spans.filter(([y0, y1]) => (t + k * y0 < 0 && t + k * y1 > 0)
+      || (t + k * y0 < h && t + k * y1 > h)).length;
+    const atTop = spans.filter(([y0, y1]) => ty + k * y0 < 0 && ty + k * y1 > 0);
+    if (!atTop.length) return ty;
+    const down = ty - Math.min(...atTop.map(([y0]) => ty + k * y0)) + 4;
+    const up = ty - Math.max(...atTop.map(([, y1]) => ty + k * y1)) - 2;
+    return [down, up].find((t) => cut(t) === 0) ?? (cut(up) < cut(down) ? up : down);
   }
 
   // The stage got its size only after the drawing (an output not laid out yet, a
@@ -353,10 +394,10 @@ export class GraphStage {
 
   fit() {
     this.box = null;  // the stage may have been resized since the last layout
-    const { w, h } = this.size();
-    const k = Math.min(MAX_SCALE, this.fitScale());
-    const [cx, cy] = [this.bounds.width / 2, this.bounds.height / 2];
-    this.apply(zoomIdentity.translate(w / 2 - k * cx, h / 2 - k * cy).scale(k));
+    const area = this.area();
+    const k = Math.min(MAX_SCALE, area.k);
+    this.apply(zoomIdentity.translate(area.x + (area.w - k * this.bounds.width) / 2,
+      area.y + (area.h - k * this.bounds.height) / 2).scale(k));
   }
 
   zoomBy(factor) {
@@ -364,15 +405,18 @@ export class GraphStage {
   }
 
   // -- overview: the whole graph small, the visible part framed ----------------------------
-  // The box takes the graph's shape within 150 x 110 px (a tall chain is a tall strip);
+  // The box takes the graph's shape within 150 px by up to 260 px;
   // the frame is drawn in the box's pixels, at least 8 px each way, so it shows even
   // where the graph is a thousand times taller than the box.
   drawOverview() {
     this.overview.replaceChildren();
     const { width, height } = this.bounds;
-    const k = Math.min(150 / width, 110 / height);
-    const w = Math.max(28, Math.round(width * k));
-    const h = Math.max(28, Math.round(height * k));
+    // a tall graph gets a tall box (up to 40% of the stage) at least 72 px wide: a box
+    // one can aim at, not a sliver
+    const tall = Math.max(110, Math.min(0.4 * this.size().h, 260));
+    const k = Math.min(150 / width, tall / height);
+    const w = Math.max(72, Math.round(width * k));
+    const h = Math.max(56, Math.round(height * k));
     this.overview.style.width = `${w}px`;
     this.overview.style.height = `${h}px`;
     this.miniScale = k;

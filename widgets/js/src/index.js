@@ -26,6 +26,21 @@ const LEGEND = [
   ['agl-grad', 'grad row'], ['agl-fresh', 'just changed'],
 ];
 
+// A legend entry with a short line drawn in the style it explains.
+function lineKey(cls, text) {
+  const item = el('span', cls);
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('width', '28');
+  svg.setAttribute('height', '10');
+  svg.setAttribute('aria-hidden', 'true');
+  const line = document.createElementNS(ns, 'line');
+  for (const [k, v] of [['x1', '1'], ['y1', '5'], ['x2', '27'], ['y2', '5']]) line.setAttribute(k, v);
+  svg.appendChild(line);
+  item.append(svg, el('span', '', text));
+  return item;
+}
+
 function legend() {
   const box = el('div', 'agl-legend');
   box.setAttribute('aria-label', 'legend');
@@ -38,7 +53,8 @@ function legend() {
   }
   box.append(el('span', '', '\u25B6 runs next \u00B7 \u2713 ran'),
     el('span', '', '\u2014 no grad yet'), el('span', '', 'italic: freed by the engine, value as recorded'),
-    el('span', '', 'dashed: made by backward (grad-of-grad)'));
+    lineKey('agl-key-grad', 'dashed pink: made by backward (grad-of-grad)'),
+    lineKey('agl-key-cut', 'dotted: cut by unchain_backward()'));
   return box;
 }
 
@@ -75,7 +91,11 @@ function render({ model, el: host }) {
     zoomBar.appendChild(b);
   }
   graphBox.appendChild(zoomBar);
-  side.append(status, ledgerBox, inspect);
+  // The ledger and the inspect panel scroll together under the status: neither is a
+  // small box with a scrollbar of its own that cuts what it holds.
+  const sideScroll = el('div', 'agl-side-scroll');
+  sideScroll.append(ledgerBox, inspect);
+  side.append(status, sideScroll);
   stage.append(graphBox, side);
   // Where this widget draws, the static picture Python put after it for saved notebooks
   // (an output carrying the same static_key) is hidden: one graph on screen, not two.
@@ -131,15 +151,26 @@ function render({ model, el: host }) {
   const status_ = () => model.get('status') || {};
   const guess = (values) => send({ type: 'guess', value: values });
   let shownPosition = null;
+  // A control that had the focus and is now disabled or gone (Step after Run to end,
+  // a guess box after the last step) would drop it to the page: then Home, Back and
+  // every other key would reach JupyterLab, not the view.  Keep it on a control that works.
+  const keepFocus = (had) => {
+    const at = document.activeElement;
+    if (!had || (at && at !== document.body && root.contains(at) && !at.disabled)) return;
+    const next = ['step', 'back', 'reset'].map((a) => tools.buttons[a]).find((b) => !b.disabled);
+    (next || root).focus();
+  };
   const syncStatus = () => {
     const st = status_();
+    const had = root.contains(document.activeElement);
     renderStatus(status, st);
     syncToolbar(tools, st);
     tools.buttons['run-to'].disabled = !((model.get('panel') || {}).actions || []).includes('run-to');
     renderLedger(ledgerBox, model.get('ledger') || {}, st, guess);
+    keepFocus(had);
     if (st.position !== shownPosition) {  // a new step: its explanation from the top
       shownPosition = st.position;
-      ledgerBox.scrollTop = 0;
+      sideScroll.scrollTop = 0;
     }
   };
   const syncPanel = () => {

@@ -1,7 +1,7 @@
 // The side panel's top: the status line (fixed height) and the step ledger: what the
 // last step did and what the next one will do, numbers filled in.  In predict mode the
 // next step's results are boxes the student fills in; Check runs the step and grades it.
-import { el, keepKeys } from './dom.js';
+import { el } from './dom.js';
 
 export function renderStatus(box, st) {
   box.replaceChildren();
@@ -19,23 +19,59 @@ function rowsTable(rows) {
   for (const row of rows || []) {
     if (!row || typeof row !== 'object') continue;
     const tr = el('tr', String(row.c || ''));
-    tr.append(el('th', '', row.k), el('td', '', row.v));
+    // a long name is cut with an ellipsis (whole in the tooltip), never the values
+    const th = el('th');
+    th.title = String(row.k ?? '');
+    th.appendChild(el('span', 'agl-key', row.k));
+    tr.append(th, el('td', '', row.v));
     table.appendChild(tr);
   }
   return table;
 }
 
-function guessBox(targets, onGuess) {
+// JupyterLab reads no shortcut inside an element marked data-lm-suppress-shortcuts (the
+// widget's root, so that its keys stay its own).  While a guess box has the focus the
+// mark is lifted, so that Shift+Enter there runs the cell as everywhere else.
+const SUPPRESS = 'data-lm-suppress-shortcuts';
+
+function syncShortcuts(box) {
+  const root = box.closest('.agl-root');
+  if (!root) return;
+  const at = document.activeElement;
+  if (at && at.classList.contains('agl-guess') && box.contains(at)) root.removeAttribute(SUPPRESS);
+  else root.setAttribute(SUPPRESS, 'true');
+}
+
+function letHostKeys(input, box) {
+  input.addEventListener('focus', () => syncShortcuts(box));
+  input.addEventListener('blur', () => syncShortcuts(box));
+}
+
+function guessBox(box, targets, onGuess) {
   const form = el('div', 'agl-guess-row');
   const inputs = targets.map((name, k) => {
-    const input = keepKeys(el('input', 'agl-guess'));
+    const input = el('input', 'agl-guess');
     input.setAttribute('aria-label', `your guess for the grad sent to ${name}`);
     input.placeholder = `grad to ${name}`;
+    input.title = 'A number, arithmetic like cos(1) or -1/4, nan, or a list like [1, 2] '
+      + '(Enter checks it)';
+    input.autocomplete = 'off';
+    input.spellcheck = false;
     input.dataset.target = String(k);
+    letHostKeys(input, box);
     input.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter') submit();
+      // Shift/Ctrl/Meta+Enter belong to the notebook (run the cell): not a guess.
+      if (event.key === 'Enter' && (event.shiftKey || event.ctrlKey || event.metaKey
+        || event.altKey)) return;
+      event.stopPropagation();  // typed keys are the box's, not the widget's shortcuts
+      if (event.key === 'Enter') {
+        event.preventDefault();
+        submit();
+      }
     });
-    form.append(el('span', '', `${name}:`), input);
+    const label = el('span', 'agl-key', `${name}:`);
+    label.title = name;
+    form.append(label, input);
     return input;
   });
   const check = el('button', 'agl-primary', 'Check');
@@ -58,8 +94,14 @@ function guessBox(targets, onGuess) {
 
 export function renderLedger(box, ledger, st, onGuess) {
   const focused = document.activeElement;
-  const keep = focused && box.contains(focused) && focused.classList.contains('agl-guess');
-  const typed = keep ? Array.from(box.querySelectorAll('input.agl-guess')).map((i) => i.value) : null;
+  const inBox = focused && box.contains(focused) && focused.classList.contains('agl-guess');
+  // What was typed survives a redraw of the same question (an error, a score update),
+  // never a new step: each step's boxes start empty.
+  const question = `${st.position}:${(st.targets || []).join(',')}`;
+  const same = box.dataset.question === question;
+  const typed = same ? Array.from(box.querySelectorAll('input.agl-guess')).map((i) => i.value) : null;
+  const focusAt = inBox ? Number(focused.dataset.target) || 0 : -1;
+  box.dataset.question = question;
   box.replaceChildren();
   const sections = ((ledger && ledger.sections) || []).slice();
   // in predict mode the question (the next step) comes first
@@ -78,10 +120,18 @@ export function renderLedger(box, ledger, st, onGuess) {
       const revealed = sec.verdict.startsWith('Revealed');
       part.appendChild(el('div', `agl-verdict ${right ? 'agl-right' : revealed ? '' : 'agl-wrong'}`,
         `${right ? '\u2713 ' : revealed ? '' : '\u2717 '}${sec.verdict}`));
+      if (!right && st.predict && st.can_back) {  // Back brings this step's question again
+        const again = el('button', 'agl-link', 'Try this step again');
+        again.type = 'button';
+        again.dataset.action = 'back';
+        again.setAttribute('aria-label', 'Try this step again: back to its question (the score keeps your first try)');
+        again.title = 'Back to this step\u2019s question; the score keeps your first try (key \u2190)';
+        part.appendChild(again);
+      }
     }
     part.appendChild(rowsTable(sec.rows));
-    if (sec.kind === 'next' && st.predict && st.live && (st.targets || []).length) {
-      part.appendChild(guessBox(st.targets, onGuess));
+    if (sec.kind === 'next' && st.predict && (st.targets || []).length) {
+      part.appendChild(guessBox(box, st.targets, onGuess));
     }
     if (sec.why) {
       const why = el('details', 'agl-why');
@@ -90,9 +140,8 @@ export function renderLedger(box, ledger, st, onGuess) {
     }
     box.appendChild(part);
   }
-  if (typed) {
-    const inputs = box.querySelectorAll('input.agl-guess');
-    typed.forEach((v, k) => { if (inputs[k]) inputs[k].value = v; });
-    if (inputs[0]) inputs[0].focus();
-  }
+  const inputs = box.querySelectorAll('input.agl-guess');
+  if (typed) typed.forEach((v, k) => { if (inputs[k]) inputs[k].value = v; });
+  if (focusAt >= 0 && inputs.length) inputs[same ? Math.min(focusAt, inputs.length - 1) : 0].focus();
+  syncShortcuts(box);
 }

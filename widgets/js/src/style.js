@@ -98,19 +98,20 @@ export const STYLE = `
 .agl-legend .agl-no-kernel { font-weight: 600; color: var(--agl-next-text); flex-basis: 100%; }
 .agl-legend .agl-no-kernel[hidden] { display: none; }
 .agl-side { flex: 0 0 350px; display: flex; flex-direction: column; gap: 6px; min-width: 0; }
+/* The status grows to say all it has (an error is read in full, never cut with an
+   ellipsis); the ledger below gives up the room, so the stage keeps its size. */
 .agl-status {
-  flex: 0 0 auto; height: 3.9em; overflow: hidden; padding: 4px 10px; border-radius: 8px;
-  background: var(--agl-panel); border-left: 4px solid var(--agl-accent);
+  flex: 0 0 auto; min-height: 3.9em; max-height: 40%; overflow: auto; padding: 4px 10px;
+  border-radius: 8px; background: var(--agl-panel); border-left: 4px solid var(--agl-accent);
 }
 .agl-status-text { font-weight: 600; }
-.agl-status-note { color: var(--agl-fg); font-size: 14px; white-space: nowrap; overflow: hidden;
-  text-overflow: ellipsis; }
+.agl-status-note { color: var(--agl-fg); font-size: 14px; overflow-wrap: anywhere; }
 .agl-status-note.agl-warn { font-weight: 600; }
+.agl-side-scroll { flex: 1 1 0; min-height: 0; overflow: auto; display: flex;
+  flex-direction: column; gap: 6px; }
 .agl-ledger, .agl-inspect {
-  overflow: auto; padding: 4px 10px; border-radius: 8px; background: var(--agl-panel);
+  flex: 0 0 auto; padding: 4px 10px; border-radius: 8px; background: var(--agl-panel);
 }
-.agl-ledger { flex: 1 1 0; min-height: 40%; }
-.agl-inspect { flex: 0 1 auto; max-height: 48%; }
 .agl-sec + .agl-sec { margin-top: 6px; border-top: 1px solid var(--agl-line); padding-top: 4px; }
 .agl-sec h4 { margin: 2px 0; font-size: 14px; }
 .agl-sec-next h4 { color: var(--agl-fg); }
@@ -119,18 +120,21 @@ export const STYLE = `
 .agl-rows th { text-align: left; font-weight: 500; color: var(--agl-muted); padding: 1px 10px 1px 0;
   white-space: nowrap; vertical-align: top; font-family: var(--agl-mono); width: 1%;
   min-width: 7ch; }
+.agl-root .agl-key { display: inline-block; max-width: 16ch; overflow: hidden;
+  text-overflow: ellipsis; white-space: nowrap; vertical-align: top; }
 .agl-rows td { font-family: var(--agl-mono); padding: 1px 0; word-break: break-word; }
 .agl-rows tr.result td, .agl-rows tr.sum td { font-weight: 600; }
 .agl-rows tr.pending td { color: var(--agl-fg); }
 .agl-verdict { font-weight: 700; margin: 2px 0; }
 .agl-verdict.agl-right { color: var(--agl-good); }
 .agl-verdict.agl-wrong { color: var(--agl-bad); }
+.agl-sec > button.agl-link { padding: 2px 8px; min-height: 28px; margin: 0 0 4px; }
 .agl-guess-row { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; margin: 4px 0; }
 .agl-guess-row input { width: 7em; font-family: var(--agl-mono); }
 .agl-why summary { cursor: pointer; color: var(--agl-fg); }
 .agl-why p { margin: 2px 0; }
 .agl-empty { color: var(--agl-muted); }
-.agl-title { font-weight: 700; font-family: var(--agl-mono); }
+.agl-title { font-weight: 700; font-family: var(--agl-mono); overflow-wrap: anywhere; }
 .agl-subtitle { color: var(--agl-muted); margin-bottom: 4px; }
 .agl-main th { font-family: var(--agl-ui-font); }
 .agl-main td { white-space: pre-wrap; }
@@ -152,7 +156,12 @@ export const STYLE = `
 .agl-graph g.edge polygon { fill: var(--agl-edge); stroke: var(--agl-edge); }
 .agl-graph g.edge.edge-grad path { stroke: #CC79A7; stroke-dasharray: 6 3; stroke-width: 2px; }
 .agl-graph g.edge.edge-grad polygon { fill: #CC79A7; stroke: #CC79A7; }
-.agl-graph g.edge.edge-cut path { stroke-dasharray: 5 4; opacity: 0.75; }
+/* two kinds of broken line, told apart: dashed pink (made by backward), dotted (cut) */
+.agl-graph g.edge.edge-cut path { stroke-dasharray: 1.5 4; stroke-linecap: round;
+  stroke-width: 2px; opacity: 0.85; }
+.agl-legend svg line { stroke: var(--agl-edge); stroke-width: 2px; }
+.agl-legend .agl-key-grad svg line { stroke: #CC79A7; stroke-dasharray: 6 3; }
+.agl-legend .agl-key-cut svg line { stroke-dasharray: 1.5 4; stroke-linecap: round; }
 .agl-graph g.cluster > polygon, .agl-graph g.cluster path { stroke: var(--agl-line); fill: none; }
 .agl-graph g.node > g > a > polygon:not(.agl-cell-box) { stroke: var(--agl-edge); stroke-width: 1.5px; }
 .agl-graph polygon.agl-cell-box { fill: var(--agl-node); stroke: none; }
@@ -185,7 +194,7 @@ export const STYLE = `
 .agl-graph g.node.hl-downstream > g > a > polygon:not(.agl-cell-box) { stroke: #56B4E9; stroke-width: 3px; }
 .agl-graph g.node.hl-search > g > a > polygon:not(.agl-cell-box) { stroke: #F0E442; stroke-width: 4px; }
 .agl-graph g.node.hl-cut > g > a > polygon:not(.agl-cell-box) { stroke: #CC0000; stroke-width: 4px;
-  stroke-dasharray: 5 3; }
+  stroke-dasharray: 1.5 4; stroke-linecap: round; }
 .agl-graph g.node.collapsed-link > polygon, .agl-graph g.node.more > polygon {
   fill: var(--agl-panel); stroke: var(--agl-edge); }
 `;
