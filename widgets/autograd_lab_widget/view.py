@@ -278,9 +278,10 @@ class GraphView(anywidget.AnyWidget):
         return self._act(self._model.forward)
 
     def reset(self) -> None:
-        """Back to the picture from before backward: clear the grads of every live
-        variable of the graph (the leaves' included), drop the stepper so that the next
-        Step starts a fresh backward, return to the live end.  Back still visits what
+        """Back to the picture from before backward: drop the stepper so that the next
+        Step starts a fresh backward, clear the graph's grads and give the leaves back
+        those they held before this view's backward began (with none begun since the
+        last Reset they stay cleared), return to the live end.  Back still visits what
         happened before."""
         self._act(self._model.reset)
 
@@ -374,12 +375,11 @@ class GraphView(anywidget.AnyWidget):
             self._do_action(payload)
 
     def _do_action(self, action: str) -> None:
-        simple = {'run': self.run, 'back': self.back, 'forward': self.forward,
-                  'reset': self.reset}
+        simple = {'back': self.back, 'forward': self.forward, 'reset': self.reset}
         if action in simple:
             simple[action]()
-        elif action == 'step':  # the button asks before adding to grads leaves hold
-            self._act(self._model.step, confirm=False)
+        elif action in ('step', 'run'):  # the buttons ask before adding to grads leaves hold
+            self._act(self._model.step if action == 'step' else self._model.run, confirm=False)
         elif action == 'predict':
             self.predict = not self.predict
         elif action == 'unchain':
