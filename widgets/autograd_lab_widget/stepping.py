@@ -850,7 +850,8 @@ class StepModel:
         elif up is not None and trace.run_id is not None and trace.run_open:
             text = f'Step {trace.steps}' + (f' of {total}' if total else '') + \
                 f': next {self.names.described(model, up.func_id)}.'
-        elif up is not None and (held := self._leaf_grads()):
+        elif up is not None and self._pos is None and not replay and \
+                (held := self._leaf_grads()):
             # a view made after backward: the grads shown come from it, and stepping adds
             text = f'{", ".join(held)}: grads from a backward that already ran.'
             st['notice'] = st['notice'] or ('Reset clears them to step backward from the '

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import pathlib
 import sys
 import threading
@@ -355,7 +356,7 @@ class GraphView(anywidget.AnyWidget):
             self.refresh()
         elif kind == 'more':
             opts = dict(self.options)
-            opts['max_nodes'] = min(opts['max_nodes'] * 2, 5000)
+            opts['max_nodes'] = min(opts['max_nodes'] * 2, messages.MAX_NODES_CAP)
             self.options = opts
             self.refresh()
         elif kind == 'guess':
@@ -455,8 +456,10 @@ class GraphView(anywidget.AnyWidget):
         return [_event_dict(e) for e in self._model.event_log()]
 
     def event_log_json(self) -> str:
-        """:meth:`event_log` as JSON text."""
-        return json.dumps(self.event_log(), indent=1)
+        """:meth:`event_log` as JSON text (strict JSON: a NaN or infinite value is written
+        as the string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``, as JavaScript's
+        ``String()`` names it; ``Number("NaN")`` reads it back)."""
+        return json.dumps(self.event_log(), indent=1, allow_nan=False)
 
     def to_html(self, path: str | pathlib.Path) -> pathlib.Path:
         """Write a self-contained HTML replay (bundle inlined, one frame per step)."""
@@ -573,9 +576,11 @@ def _remember_live(view: GraphView) -> None:
 
 def _jsonable(value: Any) -> Any:
     if isinstance(value, numpy.ndarray):
-        return value.tolist()
+        return _jsonable(value.tolist()) if value.dtype.kind in 'fc' else value.tolist()
     if isinstance(value, numpy.generic):
-        return value.item()
+        return _jsonable(value.item())
+    if isinstance(value, float) and not math.isfinite(value):  # JSON has no NaN/Infinity
+        return 'NaN' if math.isnan(value) else ('Infinity' if value > 0 else '-Infinity')
     if isinstance(value, events.Summary):
         return {'summary': {k: _jsonable(getattr(value, k)) for k in value.__dataclass_fields__}}
     if isinstance(value, tuple | list):
