@@ -38,7 +38,7 @@ TESTS = REPO / 'tests'
 # Test files that need more than the engine, numpy, pytest and hypothesis.
 NOT_ENGINE = ('test_widget_*.py', 'test_stepping_*.py', 'test_lesson*.py', 'test_missing_extra.py',
               'test_packaging.py', 'test_style.py', 'test_saved_notebook.py',
-              'test_clean_exit.py', 'test_marimo_lesson.py')
+              'test_clean_exit.py', 'test_marimo_lesson.py', 'test_shipped_notebooks.py')
 # The lesson notebooks of this checkout: what the wheel must carry and the command copy.
 LESSONS = sorted(p.name for p in (REPO / 'lessons').glob('[0-9][0-9]_*.ipynb'))
 
