@@ -1012,6 +1012,16 @@ class StepModel:
             self._stepper = None
             self._selected_ref = None
 
+    def release(self) -> None:
+        """:meth:`close`, and forget the history and what was drawn: for a view closed
+        for good (IPython's output history may keep the object itself)."""
+        with self._lock:
+            self.close()
+            self.timeline = Timeline([], ViewState())
+            self._pos, self._window, self._grads_before = None, None, None
+            self.names, self._index = Names(), ObjectIndex()
+            self._look = drawing.Look()
+
 
 #: Models following the engine.  At interpreter exit they stop first: the engine then
 #: announces every Variable the shutdown collects, and nothing should draw for that.

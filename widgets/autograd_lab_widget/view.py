@@ -45,7 +45,7 @@ import traitlets
 
 from autograd_lab import backend, events
 
-from autograd_lab_widget import bounds, drawing, hosts, messages, picture, prediction
+from autograd_lab_widget import bounds, drawing, hosts, lifetime, messages, picture, prediction
 from autograd_lab_widget.stepping import StepModel
 
 logger = logging.getLogger('autograd_lab_widget')
@@ -496,6 +496,8 @@ class GraphView(anywidget.AnyWidget):
             data = {**data, 'text/plain': 'GraphView: the live graph (it needs a running '
                                           'kernel); a static picture follows.'}
             display(data, metadata=metadata, raw=True)
+        if live:
+            lifetime.shown(self)  # closed once no cell shows it (see lifetime)
         try:
             still = self._picture(self.static_key if live else '')
         except Exception as error:  # the live view matters more than its saved copy
@@ -555,9 +557,18 @@ class GraphView(anywidget.AnyWidget):
                 logger.debug('no redraw after detach: %s', error)
 
     def close(self) -> None:
-        """Stop following the engine, let go of the graph and close the widget."""
+        """Stop following the engine, let go of the graph and close the widget (and its
+        layout, the second widget connection every view opens)."""
         self.detach()
+        layout = self.__dict__.get('_trait_values', {}).get('layout')
         super().close()
+        if layout is not None:
+            layout.close()
+        model = getattr(self, '_model', None)
+        if model is not None:  # nothing draws it again: let its history and drawing go
+            model.release()
+            self.dot, self.nodes, self.ledger, self.panel = '', {}, {}, {}
+            self._shown = None
 
 
 #: Views following the engine at once; older ones are detached (see GraphView.detach).
@@ -595,3 +606,6 @@ def _event_dict(e: events.Event) -> dict:
     for name in e.__dataclass_fields__:
         out[name] = _jsonable(getattr(e, name))
     return out
+
+
+lifetime.hook()  # in a notebook: from the cell that imports us on, cell runs are followed
