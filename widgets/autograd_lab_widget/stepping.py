@@ -439,12 +439,10 @@ class StepModel:
         held = self._leaf_grads()
         if held and not confirm and not self._armed:
             self._armed = True
-            self._notice = (f'{", ".join(held)} already hold grads: Step again adds a '
-                            'second backward to them, Reset clears them first.')
+            self._notice = 'Press again to add to these grads.'  # the status names them
             return None
         self._armed = False
-        self._notice = (f'This backward adds to the grads {", ".join(held)} already held.'
-                        if held else '')
+        self._notice = 'Added to the grads held before.' if held else ''
         if self._grads_before is None:  # what Reset gives back
             self._grads_before = self._leaf_snapshot()
         self._starting, self._stepper_run = True, None
@@ -853,9 +851,9 @@ class StepModel:
         elif up is not None and self._pos is None and not replay and \
                 (held := self._leaf_grads()):
             # a view made after backward: the grads shown come from it, and stepping adds
-            text = f'{", ".join(held)}: grads from a backward that already ran.'
-            st['notice'] = st['notice'] or ('Reset clears them to step backward from the '
-                                            'start; Step adds a second backward to them.')
+            text = f'{", ".join(sorted(held))}: grads from a backward that already ran.'
+            st['notice'] = st['notice'] or 'Reset: clear them. Step: add to them.'
+            st['counter'] = 'Already ran'  # not "Step 0 of 3" beside grads shown
         elif up is not None:
             text = (f'Press Step to run backward from {table.get(root, "the output")}, one '
                     'function at a time' + (f' ({total} steps).' if total else '.'))
