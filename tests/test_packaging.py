@@ -141,7 +141,7 @@ bundle = (resources.files('autograd_lab_widget') / 'static' / 'graph_view.js').r
 print(json.dumps({
     'grad': x.grad.tolist(),
     'files': [m.__file__ for m in (chainer, autograd_lab_widget, autograd_lab_lessons)],
-    'esm_is_bundle': view.get_state()['_esm'] == bundle,
+    'esm_is_bundle': view._agl_bundle.get_state()['source'] == bundle,
     'bundle': str(resources.files('autograd_lab_widget') / 'static' / 'graph_view.js'),
     'lessons': [nb.name for nb in autograd_lab_lessons.lessons()],
 }))

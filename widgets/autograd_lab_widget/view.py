@@ -40,17 +40,20 @@ from collections.abc import Sequence
 from typing import Any
 
 import anywidget
+import ipywidgets
 import numpy
 import traitlets
 
 from autograd_lab import backend, events
 
-from autograd_lab_widget import bounds, drawing, hosts, lifetime, messages, picture, prediction
+from autograd_lab_widget import (
+    bounds, bundle, drawing, hosts, lifetime, messages, picture, prediction,
+)
 from autograd_lab_widget.stepping import StepModel
 
 logger = logging.getLogger('autograd_lab_widget')
 
-BUNDLE = pathlib.Path(__file__).parent / 'static' / 'graph_view.js'
+BUNDLE = bundle.BUNDLE
 
 #: Seconds between two redraws caused by engine events (explicit actions redraw at once).
 THROTTLE_S = 0.1
@@ -88,9 +91,13 @@ class GraphView(anywidget.AnyWidget):
     Memory stays bounded however long the view stays open (see ``bounds``).
     """
 
-    # The bundle's text, not its path: anywidget watches a path for changes and the
-    # watcher's callback keeps every instance (and so its graph) alive forever.
-    _esm = BUNDLE.read_text(encoding='utf-8')
+    # Text, not a path: anywidget watches a path for changes and the watcher's callback
+    # keeps every instance (and so its graph) alive forever.  A small loader where the
+    # page can share one copy of the bundle (``bundle``: once per page, not per view).
+    _esm = bundle.esm()
+    #: The kernel's holder of the bundle, which the loader asks the page for.
+    _agl_bundle = traitlets.Instance(ipywidgets.Widget, allow_none=True).tag(
+        sync=True, **ipywidgets.widget_serialization)
 
     dot = traitlets.Unicode('').tag(sync=True)
     structure_key = traitlets.Unicode('').tag(sync=True)
@@ -130,6 +137,7 @@ class GraphView(anywidget.AnyWidget):
     def _setup(self, model: StepModel, height: int, options: dict | None,
                kwargs: dict) -> None:
         super().__init__(**kwargs)
+        self._agl_bundle = bundle.holder()
         self._model = model
         self.static_key = picture.new_key()
         self._timer = False
