@@ -22,6 +22,7 @@ from autograd_lab import backend
 from autograd_lab import debug_mode
 from autograd_lab.function import ARRAY_GRADS, check_old_style_gradient, check_old_style_graph
 from autograd_lab.function_node import FunctionNode
+from autograd_lab.utils.notes import add_note
 from autograd_lab.variable import Variable
 
 _ndarray = numpy.ndarray
@@ -49,10 +50,14 @@ def _one_seed(root: Variable, loss_scale: float | None) -> Any:
     if data.size != 1 and not _computes_anything(root):
         return None
     if data.size != 1:
-        raise TypeError(
+        error = TypeError(
             f'backward() from a variable with {data.size} elements (shape {data.shape}) '
             'needs an initial gradient: set y.grad to an array of that shape first, '
             'or reduce y to one element (e.g. F.sum(y))')
+        add_note(error, 'In plain words: backward starts from one number, a loss, whose '
+                 'gradient is 1. With many numbers it cannot know how much each one '
+                 'matters: sum or average them into a loss first (F.sum(y), F.mean(y)).')
+        raise error
     if data.ndim != 0:
         warnings.warn('Treating a variable with only one element as a scalar in '
                       'Variable.backward is deprecated. One element variable should '

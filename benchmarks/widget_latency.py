@@ -20,6 +20,10 @@ step is timed in the page from the click to
 - the first change of the drawing (the step becomes visible: the figure held to the target),
 - the last change of the drawing (end of any transition: quiet for 300 ms).
 
+Each new view's cost on the wire is printed too: the bytes of every websocket frame the
+page received from the run command to the view being ready (the widget's state, bundle
+included, and its first drawing).
+
 The same GraphView() and step() are also timed in this process without a browser, which
 says how much of each figure is kernel-side work; the page's own split of a first drawing
 (waiting for the compiled Graphviz, the Graphviz layout, putting the SVG in the page) is
@@ -262,6 +266,10 @@ def browser_side(cases: list[str], steps: int, repeat: int) -> dict[str, dict[st
         browser = jh.launch_chromium(playwright)
         page = jh.new_page(browser)
         page.set_default_timeout(120_000)
+        received = [0]  # bytes of every websocket frame the page received (kernel messages)
+        page.on('websocket', lambda ws: ws.on(
+            'framereceived', lambda payload: received.__setitem__(0, received[0] + len(
+                payload.encode() if isinstance(payload, str) else payload))))
         # the widget reports a failed layout as a console warning: show it with the figures
         page.on('console', lambda m: m.type in ('warning', 'error') and 'autograd_lab' in m.text
                 and print('page console:', m.text[:300]))
@@ -276,7 +284,9 @@ def browser_side(cases: list[str], steps: int, repeat: int) -> dict[str, dict[st
                 code = (f'import time as _time\n_t0 = _time.perf_counter()\n'
                         f'{name} = GraphView({graph}[1], **{graph}[0])\n'
                         f'_build_{name} = _time.perf_counter() - _t0\n{name}')
+                before = received[0]
                 timing = page.evaluate(_RUN_AND_TIME_RENDER, [code, index])
+                timing['bytes'] = received[0] - before  # what one more view costs the wire
                 if timing['ready'] is None:
                     raise RuntimeError(f'the {case} view never became ready')
                 renders.append(timing)
@@ -329,6 +339,8 @@ def report(browser: dict, kernel: dict) -> list[str]:
         print(f'   every run: {", ".join(map(_fmt_ms, ready))}; first SVG node at '
               f'{", ".join(map(_fmt_ms, _seconds(res["renders"], "svg")))}; '
               f'of which kernel GraphView(): {", ".join(map(_fmt_ms, res["kernel_build"]))}')
+        sizes = ', '.join(f'{row["bytes"] / 1024:.0f} KB' for row in res['renders'])
+        print(f'   bytes the page received per view (run cell -> ready): {sizes}')
         target = TARGETS.get(('first_render', case))
         if target is not None and first > target:
             missed.append(f'first render {case}: {first * 1000:.0f} ms')

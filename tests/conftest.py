@@ -90,3 +90,22 @@ def view_of():
     yield make
     for view in made:
         view.close()
+
+
+@pytest.fixture
+def step_models() -> Iterator:
+    """Make StepModels as in a notebook kernel (the values of freed intermediates
+    recorded); every one is closed after the test."""
+    from autograd_lab_widget import recorder  # only widget tests need it
+    from autograd_lab_widget.stepping import StepModel
+    made = []
+
+    def make(*args, **kwargs):
+        model = StepModel(*args, **kwargs)
+        made.append(model)
+        return model
+    recorder.record_values(True)
+    yield make
+    recorder.record_values(False)
+    for model in made:
+        model.close()

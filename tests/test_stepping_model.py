@@ -237,12 +237,12 @@ def test_step_says_so_before_adding_to_grads_leaves_already_hold(models):
     model = models(y)
     assert model.step(confirm=False) is False  # the button: the first press warns...
     st = model.scene(options()).status
-    assert 'already hold' in st['notice'] and 'x (8.0)' in st['notice']
+    assert 'Press again' in st['notice'] and 'x (8.0)' in st['text']
     assert float(x.grad) == 8.0
     assert model.step(confirm=False) is True  # ...the second goes on, said in the notice
     model.run()
     assert float(x.grad) == 16.0
-    assert 'adds to the grads' in model.scene(options()).status['notice']
+    assert 'Added to the grads held' in model.scene(options()).status['notice']
 
 
 def test_predict_mode_grades_guesses_and_keeps_score(models):

@@ -166,3 +166,18 @@ def test_hosts_tell_jupyter_and_plain_python_apart(monkeypatch):
     monkeypatch.setenv('VSCODE_PID', '42')  # JupyterLab started in VS Code's terminal
     assert hosts.current() == 'jupyter'
     hosts.check_dock()  # JupyterLab: docking goes on to sidecar
+
+
+def test_event_log_json_is_strict_json_with_nan_and_infinity_as_strings():
+    x = chainer.Variable(np.array([1.0, -1.0, 0.0]), name='x')
+    with np.errstate(divide='ignore', invalid='ignore'):
+        y = chainer.functions.sum(x / np.zeros(3) * x)  # inf, -inf and 0/0 = nan
+        view = GraphView(y)
+        try:
+            view.run()
+            text = view.event_log_json()
+        finally:
+            view.close()
+    log = json.loads(text, parse_constant=lambda c: pytest.fail(f'{c} is not JSON'))
+    values = json.dumps(log)
+    assert '"NaN"' in values and '"Infinity"' in values and '"-Infinity"' in values

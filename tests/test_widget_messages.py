@@ -106,6 +106,8 @@ def test_object_created_after_the_view_is_found_in_the_user_namespace(view):
     {'type': 'action', 'action': '__class__'}, {'type': 'select', 'id': 'n-1'},
     {'type': 'select', 'id': {'a': 1}}, {'type': 'select', 'id': 'x' * 5000},
     {'type': 'select', 'id': True}, {'type': 'options', 'options': {'max_nodes': -5}},
+    {'type': 'options', 'options': {'max_nodes': 1_000_000}},  # over the page's cap (5,000)
+    {'type': 'options', 'options': {'max_nodes': 5001}},
     {'type': 'options', 'options': {'evil': 1}}, {'type': 'options', 'options': 'x'},
     {'type': 'options', 'options': {'rankdir': 'XX'}}, {'type': 'guess', 'value': 7},
     {'type': 'guess', 'value': 'y' * 20000},

@@ -26,7 +26,9 @@ def test_initial_traits_describe_the_graph(view_of):
     assert view.status['total'] == 4 and view.ledger['sections'][0]['kind'] == 'next'
     assert view.position == 0 and view.structure_key
     from autograd_lab_widget.view import BUNDLE
-    assert view._esm == BUNDLE.read_text(encoding='utf-8')  # the committed bundle, inlined
+    # the committed bundle, once per kernel in its holder; the view's own _esm loads it
+    assert view._agl_bundle.source == BUNDLE.read_text(encoding='utf-8')
+    assert len(view._esm) < 2000 and 'get_model' in view._esm
     assert view.gpu_reason == (chainer.backend.gpu_unavailable_reason() or '')
 
 

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 
 import numpy
 
+from autograd_lab.utils.notes import add_note, type_check_note
+
 _checking = threading.local()  # .function: the node whose check_type_forward is running
 
 
@@ -49,6 +51,9 @@ class InvalidType(Exception):
 def _fail(label: str, expect: str, actual: str) -> InvalidType:
     error = InvalidType(expect, actual)
     error.args = (f'\nInvalid operation is performed in: {label} (Forward)\n\n{error.args[0]}',)
+    note = type_check_note(expect, actual)  # Chainer's text stays; plain words beside it
+    if note is not None:
+        add_note(error, note)
     return error
 
 

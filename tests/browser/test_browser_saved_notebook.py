@@ -68,9 +68,16 @@ def test_a_saved_lesson_reopened_in_lab(page, lab_server, saved):
       kernel follows it: the view says so, and the static picture stays hidden;
     * trusted, saved without widget state (Lab's default): Lab's "model not found" for
       the widget, then the static picture;
-    * not trusted (someone else's notebook): Lab neither restores widgets nor shows SVG
+    * not trusted (someone else's notebook, saved with widget state): no widget is
+      *drawn* (Lab does not render an untrusted output's widget view) and no SVG is shown
       (its sanitizer removes it, and the loose texts stay invisible): the text line and
       the caption, which says to run the notebook.
+
+    What this does not check, and is not so: that an untrusted notebook restores no
+    widgets.  Lab's widget manager restores the models saved in the notebook's metadata
+    whatever the trust, and anywidget imports a restored model's ``_esm`` (README,
+    "Sharing notebooks safely"); ``test_shipped_notebooks.py`` checks the lessons carry no
+    such state.
     """
     import copy
 
@@ -108,7 +115,7 @@ def test_a_saved_lesson_reopened_in_lab(page, lab_server, saved):
             widget.screenshot(path=str(jh.ARTIFACTS / 'saved-lesson01-lab-state.png'))
             continue
         still.scroll_into_view_if_needed()
-        assert page.locator('.agl-root').count() == 0  # no model to draw: no widget
+        assert page.locator('.agl-root').count() == 0  # no widget view drawn
         widget_output = page.locator('.jp-OutputArea-child', has=still).locator(
             'xpath=preceding-sibling::*[1]')
         # Lab's own words where it restored widgets (trusted), else the output's text

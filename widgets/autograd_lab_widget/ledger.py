@@ -200,9 +200,10 @@ def _last(state: ViewState, names: dict[int, str], rec: StepRecord,
             continue
         name = names.get(ident, f'#{ident}')
         parts = ([_t(old)] if old is not None else []) + [_signed(_t(t)) for t in terms]
-        rows.append(_row(f'{name}.grad', f'{" + ".join(parts)} = {_t(new)}  '
-                         f'({name} is used {"twice" if len(parts) == 2 else "again"}: '
-                         'grads add up)', 'sum'))
+        why = (f'{name} held a grad from an earlier backward: this one adds to it'
+               if ident in rec.earlier and len(terms) == 1 else
+               f'{name} is used {"twice" if len(parts) == 2 else "again"}: grads add up')
+        rows.append(_row(f'{name}.grad', f'{" + ".join(parts)} = {_t(new)}  ({why})', 'sum'))
     section = {'kind': 'last', 'title': title, 'rows': rows, 'why': _why(rec.reason, f)}
     if fresh_verdict:
         section['verdict'] = fresh_verdict

@@ -79,10 +79,15 @@ def _rankdir(v: Any) -> str:
     return v
 
 
+#: The most nodes a page draws one by one (its "more" button doubles up to this): a
+#: bigger drawing would be unreadable and its description megabytes long.
+MAX_NODES_CAP = 5_000
+
+
 def _max_nodes(v: Any) -> int:
     v = _count(v)
-    if v < 10:
-        raise BadMessage('max_nodes must be at least 10')
+    if not 10 <= v <= MAX_NODES_CAP:
+        raise BadMessage(f'max_nodes must be from 10 to {MAX_NODES_CAP}, got {v}')
     return v
 
 

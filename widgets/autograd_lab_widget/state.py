@@ -68,6 +68,8 @@ class StepRecord:
     targets: tuple = ()
     before: dict = field(default_factory=dict)
     after: dict = field(default_factory=dict)
+    #: the variables whose grad before the step came from an earlier backward
+    earlier: frozenset = frozenset()
 
 
 @dataclass
@@ -86,6 +88,7 @@ class Trace:
     steps: int = 0
     current: Any = None                # the BackwardStepStarted of a step under way
     last: StepRecord | None = None     # the last finished step of the shown run
+    received: set = field(default_factory=set)  # variables the shown run sent a grad to
     _olds: dict = field(default_factory=dict)  # var id -> grad before the step under way
 
     @property
@@ -97,6 +100,7 @@ class Trace:
         """Drop what is remembered about nodes outside ``keep`` (after a prune)."""
         self.grads = {i: g for i, g in self.grads.items() if i in keep}
         self.done &= keep
+        self.received &= keep
 
 
 class ViewState:
@@ -198,7 +202,10 @@ class ViewState:
             func_id=e.func_id, targets=targets, before=before, after=after,
             rank=getattr(started, 'rank', 0), reason=getattr(started, 'reason', ''),
             frontier_ids=tuple(getattr(started, 'frontier_ids', ())),
-            grad_outputs=tuple(getattr(started, 'grad_outputs', ())))
+            grad_outputs=tuple(getattr(started, 'grad_outputs', ())),
+            earlier=frozenset(i for i, g in before.items()
+                              if g is not None and i not in t.received))
+        t.received.update(before)
         t.done.add(e.func_id)
         t.steps += 1
         t.current = None

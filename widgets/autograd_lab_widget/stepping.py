@@ -120,6 +120,8 @@ class StepModel:
             self._orders_from_objects(base.model)
         self.timeline = Timeline(entries, base, patch=self._patch_scopes)
         self._stepper: BackwardStepper | None = None
+        self._stepper_run: int | None = None  # the run id of the backward we stepped last
+        self._grads_before: list | None = None  # leaves' grads before our backward began
         self._starting = False
         self._own_runs: set[int] = set()
         self._runs: set[int] = set()  # runs over this graph whose events we take
@@ -181,6 +183,8 @@ class StepModel:
                 return []
             return [e]
         if kind == 'function_applied':
+            if not e.recorded:  # no graph was made (a grad summed outside double backprop)
+                return []
             if not (any(self._known(i) for i in e.input_ids) or self._known(e.in_backward_of)):
                 return []
             ids = (*e.input_ids, *e.output_ids)
@@ -226,10 +230,14 @@ class StepModel:
             return
         if self._starting:
             self._own_runs.add(e.run_id)
+            self._stepper_run = e.run_id
             return
         root = self._root_id()
+        if root in _starting:
+            return  # another view of this graph is starting it: we may step it too
         if root is not None and root in e.root_ids and self._stepper is not None \
                 and not self._stepper.done:
+            _drop_shared(root, self._stepper)
             self._stepper = None
             self._notice = ('A backward started outside the view replaced the one it was '
                             'stepping.')
@@ -309,14 +317,24 @@ class StepModel:
         return self.timeline.state_at(self._pos)
 
     def _finished(self, state: ViewState) -> bool:
-        """The shown run is a backward from our output that ran to its end."""
+        """The shown run is a backward from our output that ran to its end (a failed one
+        did not: the engine undid it, and Step may try again)."""
         trace = state.trace
         root = self._root_id()
-        return trace.finished and root in trace.run_roots
+        return trace.finished and trace.run_ok and root in trace.run_roots
 
     def _stepper_live(self) -> BackwardStepper | None:
+        """The backward half-way: ours, or another view's of the same graph."""
         s = self._stepper
-        return s if s is not None and not s.done else None
+        if s is not None and not s.done:
+            entry = _in_flight.get(self._root_id())
+            if entry is None or entry[0]() is not s:  # another view reset it: it is gone
+                self._stepper = None
+                self._notice = 'Another view of this graph reset the backward it was stepping.'
+                return None
+            return s
+        shared = _shared(self._root_id())
+        return shared[0] if shared is not None else None
 
     def _idle_reason(self) -> str | None:
         """Why there is nothing to step from the live end, or None."""
@@ -409,29 +427,63 @@ class StepModel:
     def _ensure_stepper(self, confirm: bool) -> BackwardStepper | None:
         """The stepper of the backward under way, or a new one; None when starting one
         needs the user to confirm first (its leaves already hold grads)."""
-        if self._stepper is not None and not self._stepper.done:
+        if self._stepper is not None and self._stepper is self._stepper_live():
             return self._stepper
         reason = self._idle_reason()
         if reason is not None:
             raise RuntimeError(reason)
+        root = self._root_id()
+        shared = _shared(root)
+        if shared is not None:  # another view of this graph is half-way: go on with it
+            self._stepper, self._stepper_run = shared
+            self._own_runs.add(self._stepper_run)
+            self._notice = ('Another view of this graph started this backward: Step here '
+                            'goes on with the same one (each grad is computed once).')
+            return self._stepper
         held = self._leaf_grads()
         if held and not confirm and not self._armed:
             self._armed = True
-            self._notice = (f'{", ".join(held)} already hold(s) a grad from an earlier '
-                            'backward. A new backward adds to it: press Step again to go '
-                            'on, or Reset to clear the grads first.')
+            self._notice = 'Press again to add to these grads.'  # the status names them
             return None
         self._armed = False
-        self._notice = (f'This backward adds to the grads already held by {", ".join(held)}.'
-                        if held else '')
-        self._starting = True
+        self._notice = 'Added to the grads held before.' if held else ''
+        if self._grads_before is None:  # what Reset gives back
+            self._grads_before = self._leaf_snapshot()
+        self._starting, self._stepper_run = True, None
+        _starting.add(root)
         try:
             self._stepper = BackwardStepper.for_backward(
                 [self.roots[0]], retain_grad=self.retain_grad,
                 enable_double_backprop=self.enable_double_backprop)
         finally:
             self._starting = False
+            _starting.discard(root)
+        _in_flight[root] = (weakref.ref(self._stepper), self._stepper_run)
         return self._stepper
+
+    def _leaf_snapshot(self) -> list:
+        """The grads the graph's leaves hold now (copies), for :meth:`reset`."""
+        self._index.walk(self.roots)
+        return [(weakref.ref(var), None if var.grad is None else var.grad.copy())
+                for var in self._index.live_variables()
+                if var.creator is None and var.requires_grad]
+
+    def _stepped(self, stepper: BackwardStepper, all_of_them: bool = False) -> None:
+        """Run the next step (or every one) of ``stepper``.  A step that raises has been
+        undone by the engine (every grad as before this backward): the view says so and
+        stays usable (Step tries again, Back, Reset); the error goes on to the caller."""
+        try:
+            if all_of_them:
+                stepper.run()
+            else:
+                stepper.step()
+        except BaseException as error:
+            self._stepper = None
+            self._verdict = ''
+            self.message = (f'The step failed ({type(error).__name__}: {error}). Every grad '
+                            'is back to what it was before this backward: Step tries again, '
+                            'Back shows the steps that ran, Reset starts over.')
+            raise
 
     def _go_live(self) -> None:
         self._pos = None
@@ -454,7 +506,7 @@ class StepModel:
             if stepper is None or stepper.done:
                 return False
             before = self.live.trace.steps
-            stepper.step()
+            self._stepped(stepper)
             if self.predict and self.live.trace.steps > before:
                 key = self._step_key(self.live)
                 if not self._gradebook.graded(key):
@@ -465,16 +517,19 @@ class StepModel:
                 self._verdict = ''
             return True
 
-    def run(self) -> None:
-        """Run every remaining step (the same engine stepper, announced step by step)."""
+    def run(self, *, confirm: bool = True) -> None:
+        """Run every remaining step (the same engine stepper, announced step by step).
+        ``confirm=False`` (the Run to end button) asks first, as :meth:`step` does."""
         with self._lock:
             self.message = ''
             self._go_live()
             if self._finished(self.live) and self._stepper_live() is None:
                 return
-            stepper = self._ensure_stepper(True)
+            stepper = self._ensure_stepper(confirm)
+            if stepper is None:  # the first press says the grads would add up
+                return
             self._verdict = ''
-            stepper.run()
+            self._stepped(stepper, all_of_them=True)
 
     def run_to(self, target: Any) -> bool:
         """Run backward until ``target`` is the next function (a breakpoint).
@@ -501,7 +556,7 @@ class StepModel:
             stepper = self._ensure_stepper(True)
             self._verdict = ''
             while not stepper.done and events.uid(stepper.next_function) != fid:
-                stepper.step()
+                self._stepped(stepper)
             if stepper.done:
                 self.message = f'Backward finished before reaching {name}.'
                 return False
@@ -560,20 +615,27 @@ class StepModel:
             self._pos = None if pos == len(self.timeline) else pos
 
     def reset(self) -> None:
-        """Back to the picture from before backward: clear the grads of every live
-        variable of the graph (the leaves' accumulated grads included), drop the
-        stepper so that the next Step starts a fresh backward, and return to the live
-        end.  The event log is kept: Back can still visit what happened before."""
+        """Back to the picture from before backward: drop the stepper so that the next
+        Step starts a fresh backward, clear the grads of every live variable of the graph,
+        give the leaves back the grads they held before this view's backward began (none
+        began since the last Reset: they stay cleared, a fresh start), and return to the
+        live end.  The event log is kept: Back can still visit what happened before."""
         with self._lock:
             self.message = ''
             self._go_live()
             self._index.walk(self.roots)
+            _drop_shared(self._root_id(), self._stepper)  # other views' Step stops too
             for var in self._index.live_variables():
                 var.cleargrad()
             self._stepper = None
             self._armed = False
             self._notice = self._verdict = ''
             self.timeline.reset_mark()
+            before, self._grads_before = self._grads_before, None
+            for ref, grad in before or ():
+                var = ref()
+                if var is not None and grad is not None:
+                    var.grad = grad  # after the mark: the picture shows them again
 
     # ---- predict first ---------------------------------------------------------------
 
@@ -608,9 +670,9 @@ class StepModel:
             else:
                 stepper = self._ensure_stepper(True)
                 before = self.live.trace.steps
-                stepper.step()
+                self._stepped(stepper)
                 state = self.live
-                if self.live.trace.steps == before:
+                if state.trace.last is None or state.trace.steps == before:
                     raise RuntimeError('the step did not run')
             return self._grade(guess, names, state)
 
@@ -724,6 +786,7 @@ class StepModel:
                 var.unchain_backward()
             else:
                 var.unchain()
+            _drop_shared(self._root_id(), self._stepper)
             self._stepper = None  # a new backward must see the cut graph
 
     def device(self) -> str:
@@ -752,6 +815,7 @@ class StepModel:
             for var in self._index.live_variables():
                 if var.array is not None:
                     var.to_device(dev)
+            _drop_shared(self._root_id(), self._stepper)
             self._stepper = None
 
     # ---- what to draw ----------------------------------------------------------------
@@ -809,15 +873,23 @@ class StepModel:
         elif not live:
             text = (f'History: step {trace.steps}' + (f' of {total}' if total else '')
                     + ' (Step goes forward, Run to end returns to now).')
+        elif trace.finished and not trace.run_ok and root in trace.run_roots:
+            text = (f'Backward failed at step {trace.steps + 1}: {trace.run_error}. Every grad '
+                    'is as before it began: Step tries again, Back shows the steps that '
+                    'ran, Reset starts over.')
         elif finished:
             text = ('Backward finished: every gradient has arrived.' if own or replay else
                     f'{table.get(root, "the output")}.backward() ran from your code '
                     f'({trace.steps} steps). Reset to step through it here.')
-            if trace.run_ok is False:
-                text = f'Backward failed: {trace.run_error}'
         elif up is not None and trace.run_id is not None and trace.run_open:
             text = f'Step {trace.steps}' + (f' of {total}' if total else '') + \
                 f': next {self.names.described(model, up.func_id)}.'
+        elif up is not None and self._pos is None and not replay and \
+                (held := self._leaf_grads()):
+            # a view made after backward: the grads shown come from it, and stepping adds
+            text = f'{", ".join(sorted(held))}: grads from a backward that already ran.'
+            st['notice'] = st['notice'] or 'Reset: clear them. Step: add to them.'
+            st['counter'] = 'Already ran'  # not "Step 0 of 3" beside grads shown
         elif up is not None:
             text = (f'Press Step to run backward from {table.get(root, "the output")}, one '
                     'function at a time' + (f' ({total} steps).' if total else '.'))
@@ -978,6 +1050,16 @@ class StepModel:
             self._stepper = None
             self._selected_ref = None
 
+    def release(self) -> None:
+        """:meth:`close`, and forget the history and what was drawn: for a view closed
+        for good (IPython's output history may keep the object itself)."""
+        with self._lock:
+            self.close()
+            self.timeline = Timeline([], ViewState())
+            self._pos, self._window, self._grads_before = None, None, None
+            self.names, self._index = Names(), ObjectIndex()
+            self._look = drawing.Look()
+
 
 #: Models following the engine.  At interpreter exit they stop first: the engine then
 #: announces every Variable the shutdown collects, and nothing should draw for that.
@@ -988,6 +1070,31 @@ _following: weakref.WeakSet = weakref.WeakSet()
 def _stop_following() -> None:
     for model in list(_following):
         model.close()
+
+
+#: The backward the views of a graph step, by the output's id, with its run id: one in
+#: flight per graph, so that two views of one graph step the same backward instead of
+#: each discarding the other's half-done one.
+_in_flight: dict[int, tuple[weakref.ref, int | None]] = {}
+#: Outputs whose backward a view is making right now.
+_starting: set[int] = set()
+
+
+def _shared(root: int | None) -> tuple[BackwardStepper, int | None] | None:
+    """The backward in flight over output ``root`` and its run id, or None."""
+    entry = _in_flight.get(root)
+    stepper = entry[0]() if entry is not None else None
+    if stepper is None or stepper.done:
+        _in_flight.pop(root, None)
+        return None
+    return stepper, entry[1]
+
+
+def _drop_shared(root: int | None, stepper: BackwardStepper | None) -> None:
+    """Forget ``stepper`` as the backward in flight over ``root`` (a Reset dropped it)."""
+    entry = _in_flight.get(root)
+    if stepper is not None and entry is not None and entry[0]() is stepper:
+        del _in_flight[root]
 
 
 def _raw(g: Any) -> Any:

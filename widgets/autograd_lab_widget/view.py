@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import pathlib
 import sys
 import threading
@@ -39,17 +40,20 @@ from collections.abc import Sequence
 from typing import Any
 
 import anywidget
+import ipywidgets
 import numpy
 import traitlets
 
 from autograd_lab import backend, events
 
-from autograd_lab_widget import bounds, drawing, hosts, messages, picture, prediction
+from autograd_lab_widget import (
+    bounds, bundle, drawing, hosts, lifetime, messages, picture, prediction,
+)
 from autograd_lab_widget.stepping import StepModel
 
 logger = logging.getLogger('autograd_lab_widget')
 
-BUNDLE = pathlib.Path(__file__).parent / 'static' / 'graph_view.js'
+BUNDLE = bundle.BUNDLE
 
 #: Seconds between two redraws caused by engine events (explicit actions redraw at once).
 THROTTLE_S = 0.1
@@ -87,9 +91,13 @@ class GraphView(anywidget.AnyWidget):
     Memory stays bounded however long the view stays open (see ``bounds``).
     """
 
-    # The bundle's text, not its path: anywidget watches a path for changes and the
-    # watcher's callback keeps every instance (and so its graph) alive forever.
-    _esm = BUNDLE.read_text(encoding='utf-8')
+    # Text, not a path: anywidget watches a path for changes and the watcher's callback
+    # keeps every instance (and so its graph) alive forever.  A small loader where the
+    # page can share one copy of the bundle (``bundle``: once per page, not per view).
+    _esm = bundle.esm()
+    #: The kernel's holder of the bundle, which the loader asks the page for.
+    _agl_bundle = traitlets.Instance(ipywidgets.Widget, allow_none=True).tag(
+        sync=True, **ipywidgets.widget_serialization)
 
     dot = traitlets.Unicode('').tag(sync=True)
     structure_key = traitlets.Unicode('').tag(sync=True)
@@ -129,6 +137,7 @@ class GraphView(anywidget.AnyWidget):
     def _setup(self, model: StepModel, height: int, options: dict | None,
                kwargs: dict) -> None:
         super().__init__(**kwargs)
+        self._agl_bundle = bundle.holder()
         self._model = model
         model.predict = self.predict
         self.static_key = picture.new_key()
@@ -279,9 +288,10 @@ class GraphView(anywidget.AnyWidget):
         return self._act(self._model.forward)
 
     def reset(self) -> None:
-        """Back to the picture from before backward: clear the grads of every live
-        variable of the graph (the leaves' included), drop the stepper so that the next
-        Step starts a fresh backward, return to the live end.  Back still visits what
+        """Back to the picture from before backward: drop the stepper so that the next
+        Step starts a fresh backward, clear the graph's grads and give the leaves back
+        those they held before this view's backward began (with none begun since the
+        last Reset they stay cleared), return to the live end.  Back still visits what
         happened before."""
         self._act(self._model.reset)
 
@@ -358,7 +368,7 @@ class GraphView(anywidget.AnyWidget):
             self.refresh()
         elif kind == 'more':
             opts = dict(self.options)
-            opts['max_nodes'] = min(opts['max_nodes'] * 2, 5000)
+            opts['max_nodes'] = min(opts['max_nodes'] * 2, messages.MAX_NODES_CAP)
             self.options = opts
             self.refresh()
         elif kind == 'guess':
@@ -378,12 +388,11 @@ class GraphView(anywidget.AnyWidget):
             self._do_action(payload)
 
     def _do_action(self, action: str) -> None:
-        simple = {'run': self.run, 'back': self.back, 'forward': self.forward,
-                  'reset': self.reset}
+        simple = {'back': self.back, 'forward': self.forward, 'reset': self.reset}
         if action in simple:
             simple[action]()
-        elif action == 'step':  # the button asks before adding to grads leaves hold
-            self._act(self._model.step, confirm=False)
+        elif action in ('step', 'run'):  # the buttons ask before adding to grads leaves hold
+            self._act(self._model.step if action == 'step' else self._model.run, confirm=False)
         elif action == 'predict':
             self.predict = not self.predict
         elif action == 'unchain':
@@ -459,8 +468,10 @@ class GraphView(anywidget.AnyWidget):
         return [_event_dict(e) for e in self._model.event_log()]
 
     def event_log_json(self) -> str:
-        """:meth:`event_log` as JSON text."""
-        return json.dumps(self.event_log(), indent=1)
+        """:meth:`event_log` as JSON text (strict JSON: a NaN or infinite value is written
+        as the string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``, as JavaScript's
+        ``String()`` names it; ``Number("NaN")`` reads it back)."""
+        return json.dumps(self.event_log(), indent=1, allow_nan=False)
 
     def to_html(self, path: str | pathlib.Path) -> pathlib.Path:
         """Write a self-contained HTML replay (bundle inlined, one frame per step)."""
@@ -497,6 +508,8 @@ class GraphView(anywidget.AnyWidget):
             data = {**data, 'text/plain': 'GraphView: the live graph (it needs a running '
                                           'kernel); a static picture follows.'}
             display(data, metadata=metadata, raw=True)
+        if live:
+            lifetime.shown(self)  # closed once no cell shows it (see lifetime)
         try:
             still = self._picture(self.static_key if live else '')
         except Exception as error:  # the live view matters more than its saved copy
@@ -556,9 +569,18 @@ class GraphView(anywidget.AnyWidget):
                 logger.debug('no redraw after detach: %s', error)
 
     def close(self) -> None:
-        """Stop following the engine, let go of the graph and close the widget."""
+        """Stop following the engine, let go of the graph and close the widget (and its
+        layout, the second widget connection every view opens)."""
         self.detach()
+        layout = self.__dict__.get('_trait_values', {}).get('layout')
         super().close()
+        if layout is not None:
+            layout.close()
+        model = getattr(self, '_model', None)
+        if model is not None:  # nothing draws it again: let its history and drawing go
+            model.release()
+            self.dot, self.nodes, self.ledger, self.panel = '', {}, {}, {}
+            self._shown = None
 
 
 #: Views following the engine at once; older ones are detached (see GraphView.detach).
@@ -577,9 +599,11 @@ def _remember_live(view: GraphView) -> None:
 
 def _jsonable(value: Any) -> Any:
     if isinstance(value, numpy.ndarray):
-        return value.tolist()
+        return _jsonable(value.tolist()) if value.dtype.kind in 'fc' else value.tolist()
     if isinstance(value, numpy.generic):
-        return value.item()
+        return _jsonable(value.item())
+    if isinstance(value, float) and not math.isfinite(value):  # JSON has no NaN/Infinity
+        return 'NaN' if math.isnan(value) else ('Infinity' if value > 0 else '-Infinity')
     if isinstance(value, events.Summary):
         return {'summary': {k: _jsonable(getattr(value, k)) for k in value.__dataclass_fields__}}
     if isinstance(value, tuple | list):
@@ -594,3 +618,6 @@ def _event_dict(e: events.Event) -> dict:
     for name in e.__dataclass_fields__:
         out[name] = _jsonable(getattr(e, name))
     return out
+
+
+lifetime.hook()  # in a notebook: from the cell that imports us on, cell runs are followed

@@ -126,7 +126,8 @@ export function openMenu(parts, open) {
 export function syncToolbar(parts, st) {
   const { buttons, counter, score } = parts;
   const step = st.step ?? 0;
-  counter.textContent = st.total ? `Step ${step} of ${st.total}` : `Step ${step}`;
+  // st.counter: the kernel's words where a count would mislead (a backward already ran)
+  counter.textContent = st.counter || (st.total ? `Step ${step} of ${st.total}` : `Step ${step}`);
   counter.dataset.step = String(step);
   counter.dataset.position = String(st.position ?? 0);
   buttons.step.disabled = !st.can_step;

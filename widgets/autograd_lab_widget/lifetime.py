@@ -1,0 +1,74 @@
+"""Views nobody shows any more are closed.
+
+A notebook cell that shows a view and is run again clears its output: the page no
+longer shows the old view, but the kernel would keep it (and its graph, its two widget
+connections: the view and its layout) until the kernel stops.  Front ends that say
+which cell runs (JupyterLab, Notebook 7: the ``cellId`` of each execute request, which
+IPython hands to ``pre_run_cell`` as ``info.cell_id``) let the kernel know: when a cell
+runs again, the views its last run showed are no longer on the page; those that the
+new run does not show again (``display(v)`` of the same object) are closed when it
+ends.  A view shown by several cells stays until none of them shows it.
+
+Without a cell id (a console, a script, marimo, which closes widgets itself) nothing
+is closed here; ``view.MAX_LIVE_VIEWS`` still bounds the views following the engine.
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+from typing import Any
+
+#: cell id -> the views its latest run showed
+_shown: dict[str, list[weakref.ref]] = {}
+#: views whose cell runs again: closed at the end of that run unless shown again
+_leaving: list[weakref.ref] = []
+_running: list[str | None] = [None]  # the cell running now
+_hooked: list[Any] = []  # the shell whose events we listen to
+
+
+def shown(view: Any) -> None:
+    """``view`` was just displayed by the cell running now (if a front end named it)."""
+    hook()
+    cell = _running[0]
+    if cell is None:
+        return
+    cells = view.__dict__.setdefault('_agl_cells', set())
+    if cell not in cells:
+        cells.add(cell)
+        _shown.setdefault(cell, []).append(weakref.ref(view))
+
+
+def _pre_run_cell(info: Any) -> None:
+    cell = getattr(info, 'cell_id', None)
+    _running[0] = cell
+    for ref in _shown.pop(cell, []) if cell is not None else []:
+        view = ref()
+        if view is not None:
+            view.__dict__.get('_agl_cells', set()).discard(cell)
+            _leaving.append(ref)
+
+
+def _post_run_cell(_result: Any = None) -> None:
+    _running[0] = None
+    leaving, _leaving[:] = list(_leaving), []
+    for ref in leaving:
+        view = ref()
+        if view is not None and not view.__dict__.get('_agl_cells') and \
+                getattr(view, 'comm', None) is not None:
+            view.close()
+
+
+def hook() -> None:
+    """Listen to the IPython shell's cell runs (once; only where IPython runs)."""
+    ipython = sys.modules.get('IPython')
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None or any(s is shell for s in _hooked):
+        return
+    shell.events.register('pre_run_cell', _pre_run_cell)
+    shell.events.register('post_run_cell', _post_run_cell)
+    _hooked.append(shell)
+    get_parent = getattr(getattr(shell, 'kernel', None), 'get_parent', None)
+    if get_parent is not None:  # hooked while a cell runs: its id from its request
+        parent = get_parent('shell') or {}
+        _running[0] = parent.get('metadata', {}).get('cellId')
