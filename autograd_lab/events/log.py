@@ -16,7 +16,7 @@ array([0., 1., 2.])
 >>> from autograd_lab.events.types import VariableRenamed
 >>> log = EventLog(maxlen=2)
 >>> for k in range(3):
-...     log(VariableRenamed(var_id=k))
+...     log(VariableRenamed(var_id=k, name=f'v{k}'))
 >>> [e.var_id for e in log], log.dropped
 ([1, 2], 1)
 """
