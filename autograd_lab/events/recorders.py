@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-import weakref
 from typing import Any
 
 import numpy
@@ -266,33 +265,13 @@ def _is_parameter(cls: type) -> bool:
 
 # ---- collection -------------------------------------------------------------------------------
 
-class _Watch(weakref.ref):
-    """The weak reference from an announced Variable's node to it, with a callback that
-    announces its collection; ``ident`` is the Variable's id.  Replacing the node's plain
-    ``_variable`` reference costs no more than that one did, and nothing else keeps it:
-    the node lives as long as its Variable (which holds it), so the callback still runs.
-    """
-
-    __slots__ = ('ident',)
-
-    def __copy__(self) -> _Watch:  # copied like the plain weak reference it stands for
-        return self
-
-    def __deepcopy__(self, memo: dict) -> _Watch:
-        return self
-
-
-def _collected(ref: _Watch) -> None:
+def _collected(watch: Any) -> None:
+    """An announced Variable was collected (its node's watch: see ``watch_variable``)."""
     if _observed:
         context = _threads.context
         if context.held is not None:
             _flush(context)
-        _deliver((_COLLECTED, next(_seq), context.thread, ref.ident))
-
-
-def _watch(var: Any, node: Any, ident: int) -> None:
-    watch = node._variable = _Watch(var, _collected)
-    watch.ident = ident
+        _deliver((_COLLECTED, next(_seq), context.thread, watch.token))
 
 
 # ---- groups: the records of one operation in one flat tuple ---------------------------------
@@ -455,7 +434,7 @@ class Recorder:
         _deliver((_CREATED, next(_seq), context.thread, ident, node.name, node.shape,
                   _dtype_name(node.dtype), device_name(data), var._requires_grad,
                   _is_parameter(type(var)), None, _snap(data), _scope()))
-        _watch(var, node, ident)
+        node.watch_variable(_collected, ident)
 
     def function_applied(self, func: Any, inputs: Any, outputs: tuple, recorded: bool,
                          wrapped: Any = None) -> None:
@@ -493,8 +472,7 @@ class Recorder:
                 device, value = device_name(data), _snap(data)
             group += (next(seq), ident, _shape(node.shape), node.dtype, y._requires_grad,
                       device, value)
-            watch = node._variable = _Watch(y, _collected)
-            watch.ident = ident
+            node.watch_variable(_collected, ident)
         group[3] = next(seq)  # FunctionApplied comes after its outputs' VariableCreated
         _deliver_group(tuple(group))
 
