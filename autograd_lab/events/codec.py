@@ -39,15 +39,33 @@ _lock = threading.Lock()
 
 # ---- sequence numbers --------------------------------------------------------------------------
 
-_SEQ_END = 1 << 62
-#: Numbers the events in the order they are delivered: ``next(seq)`` takes one.  A range
-#: iterator, because it can say how many numbers it has left (:func:`seq_now`).
-seq = iter(range(1, _SEQ_END))
+_END = 1 << 62
+
+
+def counter(start: int = 0) -> Any:
+    """A counter advanced by ``next`` (one C call: threads cannot interleave inside it)
+    and read by :func:`count` without being advanced: a range iterator, which can say
+    how many numbers it has left.
+
+    >>> c = counter(); next(c), next(c), count(c), count(c)
+    (0, 1, 2, 2)
+    """
+    return iter(range(start, _END))
+
+
+def count(counter: Any) -> int:
+    """The number ``next(counter)`` gives next, read without taking it (for a counter
+    from 0: how many it gave)."""
+    return _END - counter.__length_hint__()
+
+
+#: Numbers the events in the order they are delivered: ``next(seq)`` takes one.
+seq = counter(1)
 
 
 def seq_now() -> int:
     """The seq the next event will get, read without taking it."""
-    return _SEQ_END - seq.__length_hint__()
+    return count(seq)
 
 
 # ---- lazy values -------------------------------------------------------------------------------
