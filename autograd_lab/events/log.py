@@ -98,7 +98,7 @@ class EventLog(collections.abc.Sequence):
     def _store_group(self, group: tuple) -> None:
         """Store a group of events (see codec) when not the only listener."""
         self._append(group)
-        self._counter(group[1])()
+        self._counter(group[codec.N_EVENTS])()
 
     def _alone(self, alone: bool) -> None:
         """Start or end a span as the engine's only listener, in which the recorder appends

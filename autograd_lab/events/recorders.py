@@ -10,14 +10,17 @@ engine pays one test per place where something happens::
 Each method says one thing that happened (a variable made, a function applied, a
 backward step started or done, a grad set, ...).  Behind them the recorder names the
 engine's objects (:func:`uid`), copies the values events keep, and writes records and
-groups (see :mod:`~autograd_lab.events.codec`); each group's layout is written and read
-in this module only.  While an :class:`~autograd_lab.events.EventLog` is the only
-listener the records are appended to it directly, and a backward step is held back
+groups (see :mod:`~autograd_lab.events.codec`) to one sink (:func:`deliver_to`); each
+group's layout is written down once here, as the names of its fields, and read by those
+names.  While an :class:`~autograd_lab.events.EventLog` is the only listener the sink is
+its ring buffer's ``append``, and a backward step is held back
 until it is done, so that the whole step becomes one group; anything else announced in
 between sends what is held first, so the order of events never changes.
 
 The recorder reads the engine's variables and function nodes directly (it is the
-engine's own announcer and costs as little as Python allows); it never imports the
+engine's own announcer and costs as little as Python allows) but sets none of their
+fields except the ids it hands out: it hears of a Variable's collection through the
+engine's hook, :meth:`~autograd_lab.VariableNode.watch_variable`.  It never imports the
 layers above them.  It owns the per-thread context that events need: the function
 whose backward is running (:func:`in_backward_of`) and the Links whose ``__call__``
 is running (:func:`running_links`, pushed and popped by :class:`~autograd_lab.Link`).
@@ -99,7 +102,7 @@ class _Context:
         self.held: list | None = None  # a step-begin group held back until the step is done
         self.links: list = []  # running Links, outermost first
         self.outer: list = []  # func_id of the enclosing steps (nested backward)
-        self.inner: list = []  # grad events of the held step, flat (see ``_INNER_FIELDS``)
+        self.inner: list = []  # grad events of the held step, flat (``_GRAD_ROW`` s)
 
 
 class _PerThread(threading.local):
@@ -138,21 +141,20 @@ def _nowhere(item: Any) -> None:
     """Delivery while nobody listens (a step that began observed may end after)."""
 
 
-_deliver = _deliver_group = _deliver_event = _nowhere
+#: The one sink: every record, group and Event the recorder makes goes to ``_deliver``.
+_deliver = _nowhere
 _holds_steps = False
 _observed = False
 
 
-def deliver_to(record: Any = None, group: Any = None, event: Any = None,
-               holds_steps: bool = False) -> None:
-    """Where records, groups and Events go from now on (None: nowhere).  ``holds_steps``:
-    the listener cannot tell when it got a step's events (a lone log), so a step may be
-    held until it is done and go out as one group."""
-    global _deliver, _deliver_group, _deliver_event, _holds_steps, _observed
-    _observed = record is not None
-    _deliver = record or _nowhere
-    _deliver_group = group or _nowhere
-    _deliver_event = event or _nowhere
+def deliver_to(sink: Any = None, holds_steps: bool = False) -> None:
+    """Where records, groups and Events go from now on: ``sink(item)`` (None: nowhere;
+    :func:`codec.materialise` and :func:`codec.members` read what it is given).
+    ``holds_steps``: the listener cannot tell when it got a step's events (a lone log),
+    so a step may be held until it is done and go out as one group."""
+    global _deliver, _holds_steps, _observed
+    _observed = sink is not None
+    _deliver = sink or _nowhere
     _holds_steps = holds_steps and _observed
 
 
@@ -165,7 +167,7 @@ def emit(event: Event) -> None:
     if context.held is not None:
         _flush(context)
     codec._object_setattr(event, 'seq', next(_seq))
-    _deliver_event(event)
+    _deliver(event)
 
 
 # ---- values ----------------------------------------------------------------------------------
@@ -178,14 +180,18 @@ def _thaw(frozen: bytes, dtype: Any, shape: tuple) -> Any:
 _THAW = codec.lazy(_thaw)[1]
 
 
-def _snap(array: Any) -> Any:
-    """What records hold for :func:`snapshot`: the same value, cheaper to take and keep.
+def _small(array: Any) -> bool:
+    """Whether ``array`` is kept as its bytes: a NumPy array that :func:`snapshot` would
+    copy whole, of values (an object array holds references).  Its bytes are one compact
+    object, taken in a fraction of the time of a copy, made into an array again when
+    the event is read."""
+    return type(array) is _ndarray and array.size <= SNAPSHOT_MAX_ELEMENTS \
+        and not array.dtype.hasobject
 
-    A small NumPy array is kept as its bytes (one compact object, taken in a fraction
-    of the time of a copy), made into an array again when the event is read.
-    """
-    if type(array) is _ndarray and array.size <= SNAPSHOT_MAX_ELEMENTS \
-            and not array.dtype.hasobject:  # object arrays hold references, not values
+
+def _snap(array: Any) -> Any:
+    """What records hold for :func:`snapshot`: the same value, cheaper to take and keep."""
+    if _small(array):
         return (codec.LAZY, _THAW, array.tobytes(), array.dtype, array.shape)
     return snapshot(array)
 
@@ -222,8 +228,7 @@ def _compact(array: Any, node: Any) -> tuple:
     small array as its bytes with its node's dtype and shape, anything else as a snapshot."""
     if type(array) is not _ndarray and array is not None:
         array = getattr(array, '_data', array)  # a Variable (double backprop): its array
-    if type(array) is _ndarray and array.size <= SNAPSHOT_MAX_ELEMENTS and node is not None \
-            and array.shape == node.shape and not array.dtype.hasobject:
+    if _small(array) and node is not None and array.shape == node.shape:
         return array.tobytes(), node.dtype, node.shape
     return _snap(array), None, None
 
@@ -284,8 +289,15 @@ def _collected(watch: Any) -> None:
 # untracked: a tuple nested in a record kept it tracked long enough to be promoted to the
 # oldest generation, which every full collection then walked.  A group holds ints,
 # strings, bytes, dtypes and shape tuples (shared ones: see ``_shape``), nothing deeper.
-# ``group[1]`` is the number of its events.  A small array is kept as its bytes next to
-# its dtype and shape (three fields, see ``_compact``), anything else as its snapshot.
+# A small array is kept as its bytes next to its dtype and shape (three fields, see
+# ``_compact``), anything else as its snapshot.
+#
+# Each layout is written down once below, as the names of its fields in order: a *head*
+# of single fields, then *rows* (a count, then that many rows of a few fields each).  The
+# readers unpack heads and rows into those names; the writers (the Recorder's methods)
+# append the fields in the same order, in plain loops, because they run for every
+# operation observed.  ``tests/test_events_records.py`` checks, field by field, that what
+# is read back is what a callback is given when nothing is grouped.
 
 _CREATED, _APPLIED, _COLLECTED = (codec.code(VariableCreated), codec.code(FunctionApplied),
                                   codec.code(VariableCollected))
@@ -298,86 +310,109 @@ _APPLY_GROUP = -2  # a function applied: its outputs' VariableCreated, then Func
 _STEP_BEGIN = -3  # one BackwardStepStarted
 _STEP_END = -4  # a step's grad events, its released grads, then BackwardStepDone
 _STEP = -5  # a whole step: the two above in one
-_OUTPUT_FIELDS = 7  # per output of an apply group: seq, id, shape, dtype, requires_grad,
-#                     device, value
-_TARGET_FIELDS = 5  # per target of a step end: id, how, value, dtype, shape
-_INNER_FIELDS = 6  # per grad event of a step end: code, seq, var_id, value, dtype, shape
+
+_CODE, _N_EVENTS = codec.CODE, codec.N_EVENTS
+
+#: An apply group: this head, the ``n_inputs`` input ids, then one ``_OUTPUT_ROW`` per
+#: output (``n_events - 1`` of them); ``seq`` is FunctionApplied's, after its outputs'.
+_APPLY_HEAD = ('code', 'n_events', 'thread', 'seq', 'func_id', 'type', 'label', 'rank',
+               'recorded', 'in_backward_of', 'scope', 'n_inputs')
+_OUTPUT_ROW = ('seq', 'var_id', 'shape', 'dtype', 'requires_grad', 'device', 'value')
+_APPLY_SEQ = _APPLY_HEAD.index('seq')
+
+#: A backward step's groups: this head, then the begin part (a BackwardStepStarted), the
+#: end part (its grad events, the grads it released, BackwardStepDone) or both (a step
+#: held until it was done: ``_STEP``).
+_STEP_HEAD = ('code', 'n_events', 'thread', 'run_id', 'func_id')
+#: The begin part: this, the ``n_frontier`` frontier ids, then counted ``_VALUE_ROW`` s
+#: (the grad outputs).  ``reason`` is a lazy function's index: the sentence is written
+#: only if read.
+_BEGIN_PART = ('seq', 'rank', 'label', 'waiting', 'ties', 'reason', 'n_frontier')
+#: The end part: this, then counted rows of three kinds: ``_TARGET_ROW`` (per target
+#: input), ``_GRAD_ROW`` (the grad events of a held step) and ``_RELEASED_ROW``.
+_END_PART = ('seq_done',)
+_VALUE_ROW = ('value', 'dtype', 'shape')
+_TARGET_ROW = ('var_id', 'how', 'value', 'dtype', 'shape')
+_GRAD_ROW = ('code', 'seq', 'var_id', 'value', 'dtype', 'shape')
+_RELEASED_ROW = ('seq', 'var_id')
 
 
-# An apply group:
-#   (_APPLY_GROUP, n_events, thread, seq, func_id, type, label, rank, recorded,
-#    in_backward_of, scope, n_inputs, *input_ids, *outputs' _OUTPUT_FIELDS)
+def _rows(fields: Any, at: int, row: tuple, n: int) -> list:
+    """The ``n`` rows of layout ``row`` at ``fields[at:]``, each a tuple of its fields."""
+    width = len(row)
+    return [fields[k:k + width] for k in range(at, at + n * width, width)]
+
+
+def _counted(group: tuple, at: int, row: tuple) -> tuple:
+    """``(rows, end)``: the counted rows of layout ``row`` at ``at``, and where they end."""
+    n = group[at]
+    return _rows(group, at + 1, row, n), at + 1 + n * len(row)
+
 
 def _apply_records(group: tuple) -> list:
-    thread, func_id, rank, recorded, scope = group[2], group[4], group[7], group[8], group[10]
+    (_, n_events, thread, seq, func_id, type_name, label, rank, recorded, in_backward_of,
+     scope, n_inputs) = group[:len(_APPLY_HEAD)]
     creator_id, out_rank = (func_id, rank + 1) if recorded else (None, 0)
-    start = 12 + group[11]
+    outputs_at = len(_APPLY_HEAD) + n_inputs
     records = []
     output_ids = []
-    for k in range(start, start + _OUTPUT_FIELDS * (group[1] - 1), _OUTPUT_FIELDS):
-        seq, ident, shape, dtype, requires_grad, device, data = group[k:k + _OUTPUT_FIELDS]
+    for out_seq, ident, shape, dtype, requires_grad, device, value in _rows(
+            group, outputs_at, _OUTPUT_ROW, n_events - 1):
         output_ids.append(ident)
         # A function's outputs are fresh plain Variables: no name, not parameters.
-        records.append((_CREATED, seq, thread, ident, None, shape, _dtype_name(dtype), device,
-                        requires_grad, False, creator_id, _thawed(data, dtype, shape), scope,
-                        out_rank))
-    records.append((_APPLIED, group[3], thread, func_id, group[5], group[6], rank,
-                    group[12:start], tuple(output_ids), recorded, group[9], scope))
+        records.append((_CREATED, out_seq, thread, ident, None, shape, _dtype_name(dtype),
+                        device, requires_grad, False, creator_id, _thawed(value, dtype, shape),
+                        scope, out_rank))
+    records.append((_APPLIED, seq, thread, func_id, type_name, label, rank,
+                    group[len(_APPLY_HEAD):outputs_at], tuple(output_ids), recorded,
+                    in_backward_of, scope))
     return records
 
-
-# A backward step's groups share a head, (code, n_events, thread, run_id, func_id); then
-# come the begin part, the end part, or both (a step held until it was done):
-#   begin: seq, rank, label, waiting, ties, reason (a lazy function's index: the sentence
-#          is written only if read), n_frontier, *frontier_ids, n_outputs,
-#          *grad_outputs' (value, dtype, shape)
-#   end:   seq_done, n_targets, *targets' _TARGET_FIELDS, n_inner, *grad events'
-#          _INNER_FIELDS, n_released, *released grads' (seq, var_id)
 
 def _step_records(group: tuple) -> list:
+    code, _, thread, run_id, func_id = group[:len(_STEP_HEAD)]
     records: list = []
-    at = 5  # after the head
-    if group[0] != _STEP_END:
-        at = _begin_part(group, at, records)
-    if group[0] != _STEP_BEGIN:
-        _end_part(group, at, records)
+    at = len(_STEP_HEAD)
+    if code != _STEP_END:
+        at = _begin_part(group, at, records, thread, run_id, func_id)
+    if code != _STEP_BEGIN:
+        _end_part(group, at, records, thread, run_id, func_id)
     return records
 
 
-def _begin_part(group: tuple, at: int, records: list) -> int:
+def _begin_part(group: tuple, at: int, records: list, thread: int, run_id: int,
+                func_id: int) -> int:
     """Append the BackwardStepStarted of the begin part at ``at``; return where it ends."""
-    seq, rank, label, waiting, ties, reason, n_frontier = group[at:at + 7]
-    start = at + 7 + n_frontier
-    stop = start + 1 + 3 * group[start]
-    grads = tuple([_thawed(*group[k:k + 3]) for k in range(start + 1, stop, 3)])
-    records.append((_STEP_STARTED, seq, group[2], group[3], group[4], rank,
-                    group[at + 7:start], grads, (codec.LAZY, reason, label, rank, waiting, ties),
-                    waiting))
-    return stop
+    seq, rank, label, waiting, ties, reason, n_frontier = group[at:at + len(_BEGIN_PART)]
+    frontier_at = at + len(_BEGIN_PART)
+    grads, end = _counted(group, frontier_at + n_frontier, _VALUE_ROW)
+    records.append((_STEP_STARTED, seq, thread, run_id, func_id, rank,
+                    group[frontier_at:frontier_at + n_frontier],
+                    tuple([_thawed(*value) for value in grads]),
+                    (codec.LAZY, reason, label, rank, waiting, ties), waiting))
+    return end
 
 
-def _end_part(group: tuple, at: int, records: list) -> None:
+def _end_part(group: tuple, at: int, records: list, thread: int, run_id: int,
+              func_id: int) -> None:
     """Append the records of the end part at ``at``."""
-    thread = group[2]
-    inner_at = at + 2 + _TARGET_FIELDS * group[at + 1]
-    targets = [group[k:k + _TARGET_FIELDS] for k in range(at + 2, inner_at, _TARGET_FIELDS)]
-    released_at = inner_at + 1 + _INNER_FIELDS * group[inner_at]
-    records += _inner_records(group, inner_at + 1, released_at, thread)
-    for k in range(released_at + 1, released_at + 1 + 2 * group[released_at], 2):
-        records.append((_RELEASED, group[k], thread, group[k + 1], None))
-    records.append((_STEP_DONE, group[at], thread, group[3], group[4],
-                    tuple([t[0] for t in targets]),
-                    tuple([_thawed(t[2], t[3], t[4]) for t in targets]),
-                    tuple([t[1] for t in targets])))
+    (seq_done,) = group[at:at + len(_END_PART)]
+    targets, at = _counted(group, at + len(_END_PART), _TARGET_ROW)
+    grad_events, at = _counted(group, at, _GRAD_ROW)
+    released, _ = _counted(group, at, _RELEASED_ROW)
+    records += _grad_records(grad_events, thread)
+    for seq, ident in released:
+        records.append((_RELEASED, seq, thread, ident, None))
+    records.append((_STEP_DONE, seq_done, thread, run_id, func_id,
+                    tuple([ident for ident, _, _, _, _ in targets]),
+                    tuple([_thawed(value, dtype, shape) for _, _, value, dtype, shape in targets]),
+                    tuple([how for _, how, _, _, _ in targets])))
 
 
-def _inner_records(fields: Any, start: int, stop: int, thread: int) -> list:
-    """The records of the grad events whose fields are ``fields[start:stop]``."""
-    records = []
-    for k in range(start, stop, _INNER_FIELDS):
-        code, seq, ident, value, dtype, shape = fields[k:k + _INNER_FIELDS]
-        records.append((code, seq, thread, ident, _thawed(value, dtype, shape)))
-    return records
+def _grad_records(rows: list, thread: int) -> list:
+    """The records of grad events from their ``_GRAD_ROW`` s."""
+    return [(code, seq, thread, ident, _thawed(value, dtype, shape))
+            for code, seq, ident, value, dtype, shape in rows]
 
 
 codec.register_group(_APPLY_GROUP, _apply_records)
@@ -388,9 +423,10 @@ for _code in (_STEP_BEGIN, _STEP_END, _STEP):
 def _flush(context: _Context) -> None:
     """Send a held step's begin and its grad events so far, before anything else."""
     group, context.held = context.held, None
-    _deliver_group(tuple(group))
+    _deliver(tuple(group))
     inner = context.inner
-    for record in _inner_records(inner, 0, len(inner), context.thread):
+    for record in _grad_records(_rows(inner, 0, _GRAD_ROW, len(inner) // len(_GRAD_ROW)),
+                                context.thread):
         _deliver(record)
     inner.clear()
 
@@ -465,16 +501,15 @@ class Recorder:
             # A fresh output, made by apply in this thread: naming it needs no lock.
             ident = node._uid = next(ids)
             data = y._data
-            if type(data) is _ndarray and data.size <= SNAPSHOT_MAX_ELEMENTS \
-                    and not data.dtype.hasobject:  # as _snap, shape and dtype from the node
+            if _small(data):  # as _snap, its shape and dtype the node's
                 device, value = '@numpy', data.tobytes()
             else:
                 device, value = device_name(data), _snap(data)
             group += (next(seq), ident, _shape(node.shape), node.dtype, y._requires_grad,
                       device, value)
             node.watch_variable(_collected, ident)
-        group[3] = next(seq)  # FunctionApplied comes after its outputs' VariableCreated
-        _deliver_group(tuple(group))
+        group[_APPLY_SEQ] = next(seq)  # FunctionApplied comes after its outputs' VariableCreated
+        _deliver(tuple(group))
 
     # ---- gradients and data -----------------------------------------------------------
 
@@ -557,8 +592,7 @@ class Recorder:
             taken = frozen.pop(node, None) if frozen else None
             if taken is not None:  # the bytes its step-end group took: the same value
                 group += (taken, node.dtype, node.shape)
-            elif type(g) is _ndarray and g.size <= SNAPSHOT_MAX_ELEMENTS and node is not None \
-                    and node.shape is not None and not g.dtype.hasobject:  # as _compact
+            elif _small(g) and node is not None and node.shape is not None:  # as _compact
                 group += (g.tobytes(), node.dtype, node.shape)  # (checked against the node)
             else:
                 group += _compact(g, node)
@@ -567,7 +601,7 @@ class Recorder:
         if _holds_steps:
             context.held = group
         else:
-            _deliver_group(tuple(group))
+            _deliver(tuple(group))
 
     def step_done(self, run: BackwardRun, func: Any, targets: tuple, grad_inputs: tuple,
                   accumulation: Any, released: Any) -> None:
@@ -581,18 +615,17 @@ class Recorder:
             group = [_STEP_END, 0, context.thread, run.id, func._uid or uid(func)]
         else:
             context.held = None
-            group[0] = _STEP
+            group[_CODE] = _STEP
         inner = context.inner  # the held step's grad events (empty unless held)
-        n_inner = len(inner) // _INNER_FIELDS
-        n_events = group[1] + 1 + n_inner + len(released)  # + BackwardStepDone
+        n_inner = len(inner) // len(_GRAD_ROW)
+        n_events = group[_N_EVENTS] + 1 + n_inner + len(released)  # + BackwardStepDone
         done_at = len(group)  # its seq comes after the released grads' (below)
         group += (0, len(targets))
         inputs = func.inputs or ()
         frozen = run.frozen
         for k, i in enumerate(targets):
             node, how, g = inputs[i], accumulation[k], grad_inputs[k]
-            if type(g) is _ndarray and g.size <= SNAPSHOT_MAX_ELEMENTS \
-                    and node.shape is not None and not g.dtype.hasobject:  # as _compact
+            if _small(g) and node.shape is not None:  # as _compact
                 value = g.tobytes()  # (checked against the node)
                 group += (node._uid or uid(node), how, value, node.dtype, node.shape)
             else:
@@ -610,9 +643,9 @@ class Recorder:
         group.append(len(released))
         for node in released:
             group += (next(_seq), node._uid or uid(node))
-        group[1] = n_events
+        group[_N_EVENTS] = n_events
         group[done_at] = next(_seq)
-        _deliver_group(tuple(group))
+        _deliver(tuple(group))
 
     def backward_finished(self, run: BackwardRun, error: BaseException | None = None) -> None:
         """The backward ended: every function ran, or the step this recorder was told had
