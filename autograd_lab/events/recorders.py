@@ -490,7 +490,8 @@ class Recorder:
             # Named by the thread applying it, before anyone else can have seen it.
             func_id = func._uid = next(_ids)
         links = context.links
-        group = [_APPLY_GROUP, len(outputs) + 1, context.thread, 0, func_id,
+        group = [_APPLY_GROUP,  # the fields of _APPLY_HEAD, the seq set last (below)
+                 len(outputs) + 1, context.thread, 0, func_id,
                  type(func).__name__, func.label, func.rank if recorded else 0, recorded,
                  context.func_id, links[-1].path if links else None, len(inputs)]
         for node in inputs:
@@ -506,7 +507,7 @@ class Recorder:
             else:
                 device, value = device_name(data), _snap(data)
             group += (next(seq), ident, _shape(node.shape), node.dtype, y._requires_grad,
-                      device, value)
+                      device, value)  # an _OUTPUT_ROW
             node.watch_variable(_collected, ident)
         group[_APPLY_SEQ] = next(seq)  # FunctionApplied comes after its outputs' VariableCreated
         _deliver(tuple(group))
@@ -584,6 +585,7 @@ class Recorder:
                 if f.rank != func.rank:
                     break
                 ties += 1
+        # _STEP_HEAD, _BEGIN_PART, the frontier ids, then the grad outputs' _VALUE_ROW s
         group = [_STEP_BEGIN, 1, context.thread, run.id, func_id, next(_seq), func.rank,
                  func.label, waiting, ties, _REASON, len(ids), *ids, len(grad_outputs)]
         frozen = run.frozen
@@ -620,7 +622,7 @@ class Recorder:
         n_inner = len(inner) // len(_GRAD_ROW)
         n_events = group[_N_EVENTS] + 1 + n_inner + len(released)  # + BackwardStepDone
         done_at = len(group)  # its seq comes after the released grads' (below)
-        group += (0, len(targets))
+        group += (0, len(targets))  # _END_PART, then the _TARGET_ROW s
         inputs = func.inputs or ()
         frozen = run.frozen
         for k, i in enumerate(targets):
@@ -636,11 +638,11 @@ class Recorder:
                     frozen[node] = value  # group shares these bytes
                 else:
                     frozen.pop(node, None)
-        group.append(n_inner)
+        group.append(n_inner)  # the _GRAD_ROW s
         if n_inner:
             group += inner
             inner.clear()
-        group.append(len(released))
+        group.append(len(released))  # the _RELEASED_ROW s
         for node in released:
             group += (next(_seq), node._uid or uid(node))
         group[_N_EVENTS] = n_events
