@@ -345,8 +345,10 @@ def _rows(fields: Any, at: int, row: tuple, n: int) -> list:
 
 def _counted(group: tuple, at: int, row: tuple) -> tuple:
     """``(rows, end)``: the counted rows of layout ``row`` at ``at``, and where they end."""
-    n = group[at]
-    return _rows(group, at + 1, row, n), at + 1 + n * len(row)
+    n, width = group[at], len(row)
+    start, end = at + 1, at + 1 + n * width
+    # (no _rows call: a step's group holds four counted parts, most often empty)
+    return ([group[k:k + width] for k in range(start, end, width)] if n else []), end
 
 
 def _apply_records(group: tuple) -> list:
