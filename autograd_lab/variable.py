@@ -63,6 +63,20 @@ def _shape_label(shape: tuple, dtype: Any) -> str:
     return f"({', '.join(map(str, shape))}), {dtype}"
 
 
+class VariableWatch(weakref.ref):
+    """A node's weak reference to its Variable that also calls ``callback(watch)`` once
+    the Variable is garbage-collected (made by :meth:`VariableNode.watch_variable`);
+    ``token`` is what the watcher gave, for the callback to read."""
+
+    __slots__ = ('token',)
+
+    def __copy__(self) -> VariableWatch:  # copied as the plain weak reference it replaces
+        return self
+
+    def __deepcopy__(self, memo: dict) -> VariableWatch:
+        return self
+
+
 class VariableNode:
     """The node of a :class:`Variable` in the graph.
 
@@ -181,6 +195,26 @@ class VariableNode:
     def get_variable_or_none(self) -> Variable | None:
         """The live Variable, or None when it has been garbage-collected."""
         return self._variable()
+
+    def watch_variable(self, callback: Any, token: Any) -> None:
+        """Call ``callback(watch)`` once this node's Variable is garbage-collected, where
+        ``watch.token`` is ``token``: the engine's hook for observers (the events package
+        announces collections through it; one watch per node, the latest wins).
+
+        The node's weak reference to its Variable becomes a :class:`VariableWatch`, which
+        costs no more than the plain one; the node lives as long as its Variable (which
+        holds it), so the callback runs.  Nothing is watched unless an observer asks.
+
+        >>> import numpy as np
+        >>> x = Variable(np.zeros(1))
+        >>> x.node.watch_variable(lambda watch: print('gone:', watch.token), 'x')
+        >>> del x
+        gone: x
+        """
+        var = self._variable()
+        if var is not None:
+            watch = self._variable = VariableWatch(var, callback)
+            watch.token = token
 
     def retain_data(self) -> None:
         """Keep the variable's array on this node (used by functions that need it in backward)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import warnings
+import weakref
 
 import numpy as np
 import pytest
@@ -523,6 +524,43 @@ class TestFailures:
         assert x.grad.tolist() == [7.0, 7.0]
 
 
+# ---- the event types ----------------------------------------------------------------------------
+
+
+_GRAD_EVENTS = ('GradSet', 'GradAccumulated', 'GradCleared', 'GradReleased', 'GradZeroed',
+                'GradAdded', 'GradRestored')
+
+
+@pytest.mark.parametrize('name', [n for n in events.__all__ if isinstance(
+    getattr(events, n), type) and issubclass(getattr(events, n), events.Event)
+    and n not in ('Event', 'GradChanged')])
+def test_an_event_needs_the_fields_that_say_what_happened(name):
+    cls = getattr(events, name)
+    with pytest.raises(TypeError, match=r'missing \d+ required keyword-only'):
+        cls()
+    required = [f.name for f in dataclasses.fields(cls) if f.init and
+                f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    with pytest.raises(TypeError, match='positional'):
+        cls(*range(len(required)))
+    event = cls(**dict.fromkeys(required, 7))
+    assert repr(event).startswith(f'{name}(seq=0, ') and event.kind in _kinds()
+
+
+def _kinds() -> set:
+    return {getattr(events, n).kind for n in events.__all__ if isinstance(
+        getattr(events, n), type) and issubclass(getattr(events, n), events.Event)}
+
+
+def test_each_grad_event_is_a_class_of_its_own_named_for_what_happened():
+    kinds = [getattr(events, n).kind for n in _GRAD_EVENTS]
+    assert kinds == ['grad_set', 'grad_accumulated', 'grad_cleared', 'grad_released',
+                     'grad_zeroed', 'grad_added', 'grad_restored']
+    for name in _GRAD_EVENTS:
+        cls = getattr(events, name)
+        assert cls.__name__ == name and issubclass(cls, events.GradChanged) and cls.__doc__
+        assert repr(cls(var_id=3, grad=None)).startswith(f'{name}(')
+
+
 # ---- the log, snapshots, subscribers, threads ---------------------------------------------------
 
 
@@ -535,6 +573,22 @@ class TestLogAndSnapshots:
         assert len(log) == 5 and log.maxlen == 5 and log.dropped == 3
         seqs = [e.seq for e in log]
         assert seqs == sorted(seqs) and log[-1].kind == 'function_applied'
+
+    def test_reading_changes_nothing_and_keeps_no_event_the_ring_let_go(self):
+        log = events.EventLog(maxlen=2)
+        first = events.VariableRenamed(var_id=1, name='a')
+        log(first)
+        gone = weakref.ref(first)
+        del first
+        with events.subscribe(log), events.subscribe(lambda e: None):  # counted store by store
+            x = Variable(f32(1))
+            reads = [(len(log), log.dropped, [e.kind for e in log]) for _ in range(3)]
+            assert reads == [(2, 0, ['variable_renamed', 'variable_created'])] * 3
+            y = x * 2  # one stored group of two events: pushes the first event out
+        assert gone() is None  # no earlier read holds on to it
+        reads = [(len(log), log.dropped, [e.kind for e in log]) for _ in range(3)]
+        assert reads == [(2, 2, ['variable_created', 'function_applied'])] * 3
+        assert log[-1].output_ids == (events.uid(y),)
 
     def test_default_bound(self):
         with events.recording() as log:

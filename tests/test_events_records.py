@@ -348,9 +348,9 @@ def test_dropped_stays_exact_as_listeners_come_and_go():
         work()  # alone
         with events.subscribe(lambda e: None):
             work()  # with a plain callback: counted store by store
-        events.VariableCreated(var_id=0)  # made, not emitted: takes no seq
+        events.VariableCreated(var_id=0, shape=None, dtype=None)  # made, not emitted: no seq
         work()  # alone again
-    assert events.VariableCreated(var_id=0).seq == 0
+    assert events.VariableCreated(var_id=0, shape=None, dtype=None).seq == 0
     assert len(log) == 7 and log.dropped == 3 * per_round - 7
     assert [e.kind for e in log] == [e.kind for e in everything][-7:]
 

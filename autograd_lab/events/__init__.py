@@ -19,8 +19,10 @@ The package, one job per module:
 - :mod:`~autograd_lab.events.subscription`: :func:`subscribe`, :func:`recording`,
   and where events go;
 - :mod:`~autograd_lab.events.recorders`: the :class:`Recorder` the engine calls (one
-  method per thing that happened), and the compact records it writes
-  (:mod:`~autograd_lab.events.codec`);
+  method per thing that happened), which hands what it writes to one sink;
+- :mod:`~autograd_lab.events.groups`: the compact values and groups it writes, each
+  layout named once and read back by name; :mod:`~autograd_lab.events.codec`: records
+  and groups in general;
 - :mod:`~autograd_lab.events.describe`: :func:`describe`.
 
 With no subscriber and no FunctionHook, :data:`recorder` is None and the engine pays

@@ -13,7 +13,7 @@ array of frozen bytes) is stored **lazily**: ``(LAZY, function index, *arguments
 :func:`lazy`), computed only when the event is made.
 
 A **group** stands for the records of several events in one flat tuple; its code is
-negative and ``group[1]`` says how many events it holds.  The recorder defines each
+negative and ``group[N_EVENTS]`` says how many events it holds.  The recorder defines each
 kind of group next to the function that reads it back (:func:`register_group`).
 
 >>> from autograd_lab.events.types import VariableRenamed
@@ -39,15 +39,33 @@ _lock = threading.Lock()
 
 # ---- sequence numbers --------------------------------------------------------------------------
 
-_SEQ_END = 1 << 62
-#: Numbers the events in the order they are delivered: ``next(seq)`` takes one.  A range
-#: iterator, because it can say how many numbers it has left (:func:`seq_now`).
-seq = iter(range(1, _SEQ_END))
+_END = 1 << 62
+
+
+def counter(start: int = 0) -> Any:
+    """A counter advanced by ``next`` (one C call: threads cannot interleave inside it)
+    and read by :func:`count` without being advanced: a range iterator, which can say
+    how many numbers it has left.
+
+    >>> c = counter(); next(c), next(c), count(c), count(c)
+    (0, 1, 2, 2)
+    """
+    return iter(range(start, _END))
+
+
+def count(counter: Any) -> int:
+    """The number ``next(counter)`` gives next, read without taking it (for a counter
+    from 0: how many it gave)."""
+    return _END - counter.__length_hint__()
+
+
+#: Numbers the events in the order they are delivered: ``next(seq)`` takes one.
+seq = counter(1)
 
 
 def seq_now() -> int:
     """The seq the next event will get, read without taking it."""
-    return _SEQ_END - seq.__length_hint__()
+    return count(seq)
 
 
 # ---- lazy values -------------------------------------------------------------------------------
@@ -81,6 +99,11 @@ def value(v: Any) -> Any:
 
 
 # ---- records -----------------------------------------------------------------------------------
+
+#: Where a record or a group keeps its code (a group's is negative), and where a group
+#: keeps the number of its events: all that is read of a group outside the module that
+#: defines its layout.
+CODE, N_EVENTS = 0, 1
 
 _classes: list = []
 _codes: dict = {}
@@ -117,9 +140,9 @@ def materialise(record: Any) -> Event:
     """The Event of a record (an Event is returned as it is; a group gives its first)."""
     if type(record) is not tuple:
         return record
-    if record[0] < 0:
+    if record[CODE] < 0:
         record = members(record)[0]
-    cls = _classes[record[0]]
+    cls = _classes[record[CODE]]
     names, defaults = _layout(cls)
     values = {name: value(v) for name, v in zip(names, record[1:])}
     for name in names[len(values):]:  # trailing fields the record leaves at their default
@@ -133,7 +156,7 @@ def kind_of(item: Any) -> str:
     """The ``kind`` of a stored event or record (without making the event)."""
     if type(item) is not tuple:
         return item.kind
-    return _classes[item[0]].kind
+    return _classes[item[CODE]].kind
 
 
 # ---- groups ------------------------------------------------------------------------------------
@@ -149,12 +172,12 @@ def register_group(group_code: int, reader: Callable[[tuple], list]) -> None:
 
 def members(group: tuple) -> list:
     """The records of the events of ``group``, in order."""
-    return _readers[group[0]](group)
+    return _readers[group[CODE]](group)
 
 
 def size(item: Any) -> int:
     """How many events a stored item stands for (a group: several)."""
-    return item[1] if type(item) is tuple and item[0] < 0 else 1
+    return item[N_EVENTS] if type(item) is tuple and item[CODE] < 0 else 1
 
 
 def records(items: list, starts: list, start: int, stop: int) -> Iterator:
@@ -164,7 +187,7 @@ def records(items: list, starts: list, start: int, stop: int) -> Iterator:
     at = start
     while at < stop:
         item = items[k]
-        if type(item) is tuple and item[0] < 0:
+        if type(item) is tuple and item[CODE] < 0:
             group = members(item)
             first = at - starts[k]
             take = min(len(group) - first, stop - at)

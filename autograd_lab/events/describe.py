@@ -27,7 +27,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from autograd_lab.events.log import snapshot
-from autograd_lab.events.recorders import _is_parameter, device_name, uid
+from autograd_lab.events.groups import _is_parameter, device_name
+from autograd_lab.events.recorders import uid
 from autograd_lab.events.types import (
     DataRetained, Event, FunctionApplied, GradSet, Unchained, VariableCollected,
     VariableCreated,

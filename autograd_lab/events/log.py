@@ -16,7 +16,7 @@ array([0., 1., 2.])
 >>> from autograd_lab.events.types import VariableRenamed
 >>> log = EventLog(maxlen=2)
 >>> for k in range(3):
-...     log(VariableRenamed(var_id=k))
+...     log(VariableRenamed(var_id=k, name=f'v{k}'))
 >>> [e.var_id for e in log], log.dropped
 ([1, 2], 1)
 """
@@ -65,6 +65,8 @@ class EventLog(collections.abc.Sequence):
 
     ``dropped`` counts the oldest events pushed out.  Events are made from their
     records when read, so two reads of one position give equal, not identical, events.
+    Reading changes nothing: ``len``, ``dropped`` and every read are worked out from
+    what is stored, and no read keeps an event the ring buffer has let go.
     """
 
     def __init__(self, maxlen: int = DEFAULT_LOG_SIZE) -> None:
@@ -77,13 +79,14 @@ class EventLog(collections.abc.Sequence):
         # Counting what was stored, for ``dropped``.  While the engine's only listener the
         # recorder appends to ``_items`` itself and counts nothing: every seq handed out
         # in that span is one event stored here.  Otherwise counters count stores:
-        # ``_tallies[n]``, those of n events at once.
+        # ``_tallies[n]`` those of n events at once, a counter that is read without
+        # being advanced (see ``codec.counter``) and advanced by one C call, which no
+        # other thread can interrupt.
         self._lone_since: int | None = None  # seq at which it became the only listener
         self._lone_events = 0  # events of earlier spans as the only listener
-        self._tallies: dict = {}  # n -> [the counter's next, how often ``dropped`` read it]
+        self._tallies: dict = {}  # n -> its counter
         self._tally = self._counter(1)
         self._lock = threading.Lock()
-        self._view_cache: tuple | None = None
 
     # ---- storing -----------------------------------------------------------------------
 
@@ -95,7 +98,7 @@ class EventLog(collections.abc.Sequence):
     def _store_group(self, group: tuple) -> None:
         """Store a group of events (see codec) when not the only listener."""
         self._append(group)
-        self._counter(group[1])()
+        self._counter(group[codec.N_EVENTS])()
 
     def _alone(self, alone: bool) -> None:
         """Start or end a span as the engine's only listener, in which the recorder appends
@@ -108,39 +111,32 @@ class EventLog(collections.abc.Sequence):
                 self._lone_since = None
 
     def _counter(self, n: int) -> Callable:
-        entry = self._tallies.get(n)
-        if entry is None:  # setdefault: two threads making one agree on it
-            entry = self._tallies.setdefault(n, [itertools.count().__next__, 0])
-        return entry[0]
+        """The function that counts one store of ``n`` events."""
+        counter = self._tallies.get(n)
+        if counter is None:  # setdefault: two threads making one agree on it
+            counter = self._tallies.setdefault(n, codec.counter())
+        return counter.__next__
 
     @property
     def dropped(self) -> int:
         """How many of the oldest events were pushed out (exact once emitters are done, and
         no subscriber came or went while they ran)."""
-        stored = 0
         with self._lock:
-            for n, entry in list(self._tallies.items()):
-                stored += n * (entry[0]() - entry[1])  # next() counts this read too
-                entry[1] += 1
-            stored += self._lone_events
+            stored = self._lone_events
             if self._lone_since is not None:
                 stored += codec.seq_now() - self._lone_since
+        stored += sum([n * codec.count(counter) for n, counter in list(self._tallies.items())])
         return max(0, stored - len(self))
 
     # ---- reading -----------------------------------------------------------------------
 
     def _view(self) -> tuple:
-        """(items, starts, skip): the stored items (a snapshot), where each one's events
-        start, and how many first events are past ``maxlen``.  Kept until items change."""
-        items = self._items
-        cached = self._view_cache
-        if cached is not None and len(items) == len(cached[0]) and \
-                (not items or (items[-1] is cached[0][-1] and items[0] is cached[0][0])):
-            return cached
-        kept = list(items)  # other threads may go on emitting
+        """(items, starts, skip): the stored items (a snapshot: other threads may go on
+        emitting), where each one's events start, and how many first events are past
+        ``maxlen``."""
+        kept = list(self._items)
         starts = list(itertools.accumulate(map(codec.size, kept), initial=0))
-        view = self._view_cache = (kept, starts, max(0, starts[-1] - self.maxlen))
-        return view
+        return kept, starts, max(0, starts[-1] - self.maxlen)
 
     def __getitem__(self, index: Any) -> Any:
         items, starts, skip = self._view()
@@ -161,9 +157,12 @@ class EventLog(collections.abc.Sequence):
         for record in codec.records(items, starts, skip, starts[-1]):
             yield codec.materialise(record)
 
+    def __reversed__(self) -> Any:
+        return reversed(list(self))  # one snapshot, not a copy per position
+
     def __len__(self) -> int:
-        _, starts, skip = self._view()
-        return starts[-1] - skip
+        # Every item holds at least one event, so a full ring buffer holds ``maxlen``.
+        return min(sum(map(codec.size, list(self._items))), self.maxlen)
 
     def of_kind(self, *kinds: str) -> list:
         """The events whose ``kind`` is one of ``kinds``."""

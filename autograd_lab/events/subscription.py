@@ -110,10 +110,10 @@ def _rewire() -> None:
             log._alone(True)
         _lone_log = log
     if log is not None:
-        append = log._append  # records, groups and events all go into its ring buffer
-        recorders.deliver_to(append, append, append, holds_steps=True)
+        # records, groups and events all go into its ring buffer, as they are
+        recorders.deliver_to(log._append, holds_steps=True)
     elif subs:
-        recorders.deliver_to(_to_each, _group_to_each, _event_to_each)
+        recorders.deliver_to(_to_each)
     else:
         recorders.deliver_to(None)
     from autograd_lab import events  # noqa: PLC0415 - the package, importing this module
@@ -129,33 +129,25 @@ def _notify(callback: Callable[[Event], Any], event: Event) -> None:
                       f'{event.kind}', EventSubscriberWarning, stacklevel=4)
 
 
-def _to_each(record: tuple) -> None:
-    """A record: stored as is by logs, as an Event by the others."""
-    event = None
-    for sub in _subscribers:
-        callback = sub.callback
-        if type(callback) is EventLog:
-            callback(record)
-            continue
-        if event is None:
-            event = codec.materialise(record)
-        _notify(callback, event)
-
-
-def _group_to_each(group: tuple) -> None:
-    """A group: a log stores the group itself, any other subscriber gets each event."""
+def _to_each(item: Any) -> None:
+    """The sink while several subscribers (or one that is not a log) listen: a log stores
+    a record or group as it is, any other subscriber gets each of its typed events."""
+    if type(item) is not tuple:  # an Event (see ``recorders.emit``)
+        for sub in _subscribers:
+            _notify(sub.callback, item)
+        return
+    group = item[codec.CODE] < 0
     events = None
     for sub in _subscribers:
         callback = sub.callback
         if type(callback) is EventLog:
-            callback._store_group(group)
+            if group:
+                callback._store_group(item)
+            else:
+                callback(item)
             continue
         if events is None:
-            events = [codec.materialise(r) for r in codec.members(group)]
+            events = [codec.materialise(r) for r in codec.members(item)] if group \
+                else [codec.materialise(item)]
         for event in events:
             _notify(callback, event)
-
-
-def _event_to_each(event: Event) -> None:
-    for sub in _subscribers:
-        _notify(sub.callback, event)

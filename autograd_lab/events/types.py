@@ -12,8 +12,17 @@ model, the widget, tests) rely on their names, fields and meaning.
 >>> e = VariableCreated(var_id=3, name='x', shape=(2,), dtype='float32')
 >>> e.kind, e.var_id, e.creator_id, e.seq
 ('variable_created', 3, None, 0)
->>> GradSet(var_id=3).kind, isinstance(GradSet(var_id=3), GradChanged)
+>>> GradSet(var_id=3, grad=None)
+GradSet(seq=0, thread=..., var_id=3, grad=None)
+>>> GradSet.kind, issubclass(GradSet, GradChanged)
 ('grad_set', True)
+
+Fields are keyword-only, and those that say what happened have no default:
+
+>>> FunctionApplied(func_id=1)
+Traceback (most recent call last):
+...
+TypeError: FunctionApplied.__init__() missing 5 required keyword-only arguments: ...
 """
 
 from __future__ import annotations
@@ -37,7 +46,7 @@ class Summary:
     inf_count: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Event:
     """Base of all events: ``seq`` orders them (given when emitted: an Event made but not
     emitted has 0), ``thread`` says which thread made it."""
@@ -47,15 +56,15 @@ class Event:
     thread: int = field(default_factory=threading.get_ident, init=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VariableCreated(Event):
     """A Variable came into being: made by the user or as a function's output."""
 
     kind = 'variable_created'
-    var_id: int = 0
+    var_id: int
     name: str | None = None
-    shape: tuple | None = None
-    dtype: str | None = None
+    shape: tuple | None
+    dtype: str | None
     device: str = '@numpy'
     requires_grad: bool = True
     is_parameter: bool = False
@@ -67,36 +76,36 @@ class VariableCreated(Event):
     rank: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FunctionApplied(Event):
     """A function ran forward.  ``recorded`` is False under ``no_backprop_mode``;
     ``in_backward_of`` names the function whose backward applied it, if any."""
 
     kind = 'function_applied'
-    func_id: int = 0
-    type: str = ''
-    label: str = ''
-    rank: int = 0
-    input_ids: tuple = ()
-    output_ids: tuple = ()
+    func_id: int
+    type: str
+    label: str
+    rank: int
+    input_ids: tuple
+    output_ids: tuple
     recorded: bool = True
     in_backward_of: int | None = None
     #: Path of the innermost Link whose ``__call__`` was running, or None.
     scope: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class BackwardStarted(Event):
     kind = 'backward_started'
-    run_id: int = 0
-    mode: str = 'backward'
-    root_ids: tuple = ()
+    run_id: int
+    mode: str
+    root_ids: tuple
     retain_grad: bool = False
     enable_double_backprop: bool = False
     loss_scale: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class BackwardStepStarted(Event):
     """The next function is about to run its backward, and why it is next.
 
@@ -107,13 +116,13 @@ class BackwardStepStarted(Event):
     """
 
     kind = 'backward_step_started'
-    run_id: int = 0
-    func_id: int = 0
-    rank: int = 0
-    frontier_ids: tuple = ()
-    grad_outputs: tuple = ()
-    reason: str = ''
-    frontier_size: int = 0
+    run_id: int
+    func_id: int
+    rank: int
+    frontier_ids: tuple
+    grad_outputs: tuple
+    reason: str
+    frontier_size: int
 
 
 def step_reason(label: str, rank: int, waiting: int, ties: int) -> str:
@@ -132,120 +141,157 @@ def step_reason(label: str, rank: int, waiting: int, ties: int) -> str:
     return text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class BackwardStepDone(Event):
     """A function's backward ran: what it produced and, per target input, set or added."""
 
     kind = 'backward_step_done'
-    run_id: int = 0
-    func_id: int = 0
-    target_input_ids: tuple = ()
-    grad_inputs: tuple = ()
-    accumulation: tuple = ()
+    run_id: int
+    func_id: int
+    target_input_ids: tuple
+    grad_inputs: tuple
+    accumulation: tuple
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class BackwardFinished(Event):
     kind = 'backward_finished'
-    run_id: int = 0
-    ok: bool = True
+    run_id: int
+    ok: bool
     error: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GradChanged(Event):
     """A variable's gradient changed.  ``kind`` tells how: set, accumulated (``+=``),
     cleared (``cleargrad``), released (an intermediate's grad dropped after use),
     zeroed (``zerograd``), added (``addgrad``), or restored (a failed backward undone)."""
 
     kind = 'grad_changed'
-    var_id: int = 0
-    grad: Any = None
+    var_id: int
+    grad: Any
 
 
-def _grad_event(kind: str) -> type:
-    return dataclass(frozen=True)(type(f'Grad_{kind}', (GradChanged,), {'kind': kind,
-                                                                        '__doc__': None}))
+@dataclass(frozen=True, kw_only=True)
+class GradSet(GradChanged):
+    """The gradient was set: by backward (the first gradient a variable gets), by
+    ``grad = ...`` or by ``grad_var = ...``."""
+
+    kind = 'grad_set'
 
 
-GradSet = _grad_event('grad_set')
-GradAccumulated = _grad_event('grad_accumulated')
-GradCleared = _grad_event('grad_cleared')
-GradReleased = _grad_event('grad_released')
-GradZeroed = _grad_event('grad_zeroed')
-GradAdded = _grad_event('grad_added')
-GradRestored = _grad_event('grad_restored')
+@dataclass(frozen=True, kw_only=True)
+class GradAccumulated(GradChanged):
+    """Backward added a further gradient to one the variable had (``+=``)."""
+
+    kind = 'grad_accumulated'
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
+class GradCleared(GradChanged):
+    """``cleargrad()``: the gradient is gone (``grad`` is None)."""
+
+    kind = 'grad_cleared'
+
+
+@dataclass(frozen=True, kw_only=True)
+class GradReleased(GradChanged):
+    """Backward dropped an intermediate variable's gradient once its creator had used
+    it (``grad`` is None; ``retain_grad=True`` keeps them)."""
+
+    kind = 'grad_released'
+
+
+@dataclass(frozen=True, kw_only=True)
+class GradZeroed(GradChanged):
+    """``zerograd()``: the gradient is an array of zeros."""
+
+    kind = 'grad_zeroed'
+
+
+@dataclass(frozen=True, kw_only=True)
+class GradAdded(GradChanged):
+    """``addgrad(other)``: another variable's gradient was added to this one's."""
+
+    kind = 'grad_added'
+
+
+@dataclass(frozen=True, kw_only=True)
+class GradRestored(GradChanged):
+    """A backward that failed put back the gradient the variable had before it."""
+
+    kind = 'grad_restored'
+
+
+@dataclass(frozen=True, kw_only=True)
 class DataChanged(Event):
     """A variable's array was replaced (``array = ...``) or written (``copydata``)."""
 
     kind = 'data_changed'
-    var_id: int = 0
-    how: str = 'replaced'
-    data: Any = None
+    var_id: int
+    how: str
+    data: Any
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Unchained(Event):
     """The graph was cut: ``var_ids`` lost their creators, ``func_ids`` were unchained."""
 
     kind = 'unchained'
-    root_id: int = 0
-    backward: bool = False
+    root_id: int
+    backward: bool
     var_ids: tuple = ()
     func_ids: tuple = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DeviceMoved(Event):
     kind = 'device_moved'
-    var_id: int = 0
-    source: str = ''
-    destination: str = ''
+    var_id: int
+    source: str
+    destination: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ParameterInitialized(Event):
     kind = 'parameter_initialized'
-    var_id: int = 0
-    shape: tuple = ()
-    dtype: str = ''
+    var_id: int
+    shape: tuple
+    dtype: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ParameterUpdated(Event):
     kind = 'parameter_updated'
-    var_id: int = 0
-    optimizer: str = ''
-    rule: str = ''
-    step: int = 0
-    data: Any = None
+    var_id: int
+    optimizer: str
+    rule: str
+    step: int
+    data: Any
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VariableRenamed(Event):
     """A variable's ``name`` was set (a Link names each Parameter after making it)."""
 
     kind = 'variable_renamed'
-    var_id: int = 0
-    name: str | None = None
+    var_id: int
+    name: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VariableCollected(Event):
     """A Variable object was garbage-collected (its node may live on in the graph)."""
 
     kind = 'variable_collected'
-    var_id: int = 0
+    var_id: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DataRetained(Event):
     """A variable node keeps its array for a function's backward (``retain_inputs`` or
     ``retain_outputs``).  Only :func:`~autograd_lab.events.describe` reports it: the
     engine does not announce retention as it happens."""
 
     kind = 'data_retained'
-    var_id: int = 0
+    var_id: int
