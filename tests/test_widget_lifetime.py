@@ -25,10 +25,14 @@ def shell():
     yield sh
     # close every view the shell made, also those only its output history still holds
     # (a console closes nothing on a re-run): a view left open keeps following the engine
-    made = [*sh.user_ns.values(), *sh.user_ns.get('Out', {}).values()]
+    hook = sh.displayhook  # keeps the last three results as _, __ and ___
+    made = [*sh.user_ns.values(), *sh.history_manager.output_hist.values(),
+            *(getattr(hook, name, None) for name in ('_', '__', '___'))]
     for view in {id(v): v for v in made if isinstance(v, GraphView)}.values():
         view.close()
     sh.history_manager.output_hist.clear()
+    if hook.do_full_cache:
+        hook.flush()  # drops the displayhook's own references to the results
     for name in ('v', 'w', 'x', '_v', '_', '__', '___'):
         sh.user_ns.pop(name, None)
     if not existed:
