@@ -18,7 +18,6 @@ from autograd_lab import events
 from autograd_lab_widget import recorder
 from autograd_lab_widget.drawing import DEFAULT_OPTIONS
 from autograd_lab_widget.prediction import Score
-from autograd_lab_widget.stepping import StepModel
 
 
 @pytest.fixture(autouse=True)
@@ -30,16 +29,9 @@ def values_recorded():
 
 
 @pytest.fixture
-def models():
-    made = []
-
-    def make(*args, **kwargs):
-        model = StepModel(*args, **kwargs)
-        made.append(model)
-        return model
-    yield make
-    for model in made:
-        model.close()
+def models(step_models):
+    """StepModels closed after the test (conftest's ``step_models``)."""
+    return step_models
 
 
 def tutorial(value=5.0):
