@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 
 import jupyter_harness as jh
+from notebook_cells import CHAIN_CELL, GRAD_VIEW_CELL
 
 from test_browser_graph_view import counter
 
@@ -48,19 +49,8 @@ b = -(w * a)
 b.name = 'b'
 long_view = GraphView(F.sum(F.maximum(b, a)))
 long_view''',
-    '''\
-x3 = Variable(np.array(5.0, dtype=np.float32), name='x')
-gx, = chainer.grad([x3**2 - 2*x3 + 1], [x3], enable_double_backprop=True)
-gview = GraphView(gx)
-gview''',
-    '''\
-h = Variable(np.array([0.5, -0.25], dtype=np.float32), name='c0')
-kept = [h]
-for i in range(124):
-    h = F.tanh(h) + kept[max(0, i - 1)]
-    kept.append(h)
-chain = GraphView(F.sum(h))
-chain''',
+    GRAD_VIEW_CELL,
+    CHAIN_CELL,
 ]
 
 

@@ -23,6 +23,7 @@ import re
 import time
 
 import jupyter_harness as jh
+from notebook_cells import CHAIN_CELL, GRAD_VIEW_CELL
 import page_checks as pc
 import pytest
 
@@ -61,20 +62,8 @@ y2 = x2**2 - 2*x2 + 1
 y2.name = 'y'
 double = GraphView(y2, enable_double_backprop=True)
 double''',
-    '''\
-x3 = Variable(np.array(5.0, dtype=np.float32), name='x')
-gx, = chainer.grad([x3**2 - 2*x3 + 1], [x3], enable_double_backprop=True)
-gview = GraphView(gx)
-gview''',
-    '''\
-# A 500-node chain: h = tanh(h) + (h two blocks back), 4 nodes a block.
-h = Variable(np.array([0.5, -0.25], dtype=np.float32), name='c0')
-kept = [h]
-for i in range(124):
-    h = F.tanh(h) + kept[max(0, i - 1)]
-    kept.append(h)
-chain = GraphView(F.sum(h))
-chain''',
+    GRAD_VIEW_CELL,
+    CHAIN_CELL,
 ]
 
 FRONT_ENDS = {
