@@ -123,7 +123,7 @@ def _remember(exercise: str, expected: str) -> None:
 
 
 def show_answer(exercise: str) -> None:
-    """Print the full answer of an exercise (its checker's name, e.g. ``'ex13_shapes'``):
+    """Print the full answer of an exercise (its checker's name, e.g. ``'ex09_shapes'``):
     the hints name the mistake, this gives the answer away, so only when asked for.
 
     >>> show_answer('ex01_cubic')
