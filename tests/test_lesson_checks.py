@@ -938,6 +938,28 @@ def test_strict_mode_raises_for_placeholder(name, monkeypatch):
         checks.ALL[name](...)
 
 
+#: The checkers whose answer is a dict, by the keys they ask for: they open alike
+#: (checks.feedback._dict_answer).
+DICT_ANSWERS = {
+    'ex02_dz': ['g_d', 'g_e', 'g_u', 'g_z'], 'ex05_ranks': ['mul', 'exp', 'sin', 'add'],
+    'ex06_predict': [0.5, -1.0], 'ex08_bug_where': ['input', 'where'],
+    'ex08_kink': [0.0004, -0.0004], 'ex09_shapes': ['gx', 'gW', 'gb'],
+    'ex09_mlp_shapes': ['gW1', 'gb1', 'gh', 'gW2', 'gs'], 'ex11_predict': ['x', 'a'],
+}
+
+
+@pytest.mark.parametrize('name', sorted(DICT_ANSWERS))
+def test_a_dict_answer_opens_alike(name):
+    checker, keys = checks.ALL[name], DICT_ANSWERS[name]
+    listed = ', '.join(repr(k) for k in keys[:-1]) + f' and {keys[-1]!r}'
+    for not_a_dict in (list(keys), 'a dict', {keys[0]: 1.0}, {**dict.fromkeys(keys, 1.0), 'z': 1}):
+        fb = checker(not_a_dict)
+        assert fb.status == 'wrong', not_a_dict
+        assert fb.message.startswith(f'give a dict with exactly the keys {listed}'), fb.message
+    unfinished = checker(dict.fromkeys(keys, ...))  # the stub, keys right, values not yet
+    assert unfinished.status == 'todo' and 'not done yet' in unfinished.message
+
+
 def test_strict_mode_passes_correct_answers(monkeypatch):
     monkeypatch.setattr(checks, 'STRICT', True)
     assert checks.ex01_accumulate(np.array([16.0]))

@@ -12,13 +12,13 @@ import autograd_lab.functions as F
 from autograd_lab import Variable
 
 from .feedback import (
+    _dict_answer,
     _check_array,
     _ok,
     _checker,
     _call,
     _compare,
     _compare_named,
-    _todo,
     _wrong,
     Feedback,
 )
@@ -34,12 +34,9 @@ UNCHAIN_X = 0.25
 def ex11_predict(prediction: Any) -> Feedback:
     """a = 3x, b = a*a, a.unchain(), b.backward(): prediction {'x': ..., 'a': ...}."""
     exercise = 'ex11_predict'
-    if prediction is ... or not isinstance(prediction, dict):
-        _todo(exercise, "a dict {'x': ..., 'a': ...}")
-    if set(prediction) != {'x', 'a'}:
-        _wrong(exercise, "use exactly the keys 'x' and 'a'.", 'Predict x.grad and a.grad.')
-    if prediction['x'] is ... or prediction['a'] is ...:
-        _todo(exercise, 'both predictions')
+    prediction = _dict_answer(exercise, prediction, ('x', 'a'),
+                              todo="a dict {'x': ..., 'a': ...}", unfinished='both predictions',
+                              hint='Predict x.grad and a.grad.')
     if prediction['x'] is not None:
         _wrong(exercise, f"x.grad: predicted {prediction['x']!r}, but it stays None.",
                'After a.unchain() nothing links b back to x.')

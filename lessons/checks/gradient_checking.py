@@ -17,7 +17,7 @@ import numpy as np
 import autograd_lab as chainer
 from autograd_lab import Variable, events, gradient_check
 
-from .feedback import Feedback, _call, _checker, _ok, _todo, _wrong
+from .feedback import Feedback, _call, _checker, _ok, _todo, _wrong, _dict_answer
 
 TINY = 1e-12
 
@@ -117,12 +117,9 @@ _WHERE = {'x<0': 'x < 0', 'negative': 'x < 0', 'x>0': 'x > 0', 'positive': 'x > 
 def ex08_bug_where(bug: Any) -> Feedback:
     """Which input's gradient of the planted LogAbs is wrong, and for which sign of x."""
     exercise = 'ex08_bug_where'
-    if bug is ... or (isinstance(bug, Mapping) and ... in bug.values()):
-        return _todo(exercise, "the input ('x' or 'w') and where ('x > 0', 'x < 0' or "
-                     "'everywhere')")
-    if not isinstance(bug, Mapping) or set(bug) != {'input', 'where'}:
-        return _wrong(exercise, "give a dict with the keys 'input' and 'where'.",
-                      "E.g. {'input': 'w', 'where': 'everywhere'}.")
+    todo = "the input ('x' or 'w') and where ('x > 0', 'x < 0' or 'everywhere')"
+    bug = _dict_answer(exercise, bug, ('input', 'where'), todo=todo, unfinished=todo,
+                       hint="E.g. {'input': 'w', 'where': 'everywhere'}.")
     what = str(bug['input']).strip()
     where = _WHERE.get(str(bug['where']).replace(' ', '').lower())
     if what not in ('x', 'w') or where is None:
@@ -216,14 +213,12 @@ def _central_relu(x: float, eps: float = KINK_EPS) -> float:
 def ex08_kink(numeric: Any) -> Feedback:
     """The predicted central differences of relu next to its kink."""
     exercise = 'ex08_kink'
-    if numeric is ... or (isinstance(numeric, Mapping) and ... in numeric.values()):
-        return _todo(exercise, 'a number for each point')
+    numeric = _dict_answer(exercise, numeric, KINK_AT, key=float,
+                           todo='a number for each point', unfinished='a number for each point',
+                           hint='A dict: one number per point, {0.0004: ..., -0.0004: ...}.')
     try:
-        got = {float(k): float(v) for k, v in numeric.items()}
-    except (AttributeError, TypeError, ValueError):
-        return _wrong(exercise, 'give a dict {0.0004: ..., -0.0004: ...} of numbers.',
-                      'A dict: one number per point.')
-    if set(got) != set(KINK_AT):
+        got = {x: float(v) for x, v in numeric.items()}
+    except (TypeError, ValueError):
         return _wrong(exercise, 'give a dict {0.0004: ..., -0.0004: ...} of numbers.',
                       'A dict: one number per point.')
     want = {x: _central_relu(x) for x in KINK_AT}

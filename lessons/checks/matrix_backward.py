@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -16,6 +16,7 @@ from .hand_backward import (
     _NOT_A_TUPLE, _gradient_checks, _is_node_class, _library_nodes, _watch_backward,
 )
 from .feedback import (
+    _dict_answer,
     _checker,
     _as_array,
     _call,
@@ -23,7 +24,6 @@ from .feedback import (
     _compare_named,
     _devices,
     _ok,
-    _todo,
     _tried_where,
     _where,
     _wrong,
@@ -61,13 +61,9 @@ def ex09_shapes(shapes: Any) -> Feedback:
     """Predicted shapes of gx, gW, gb for y = x W^T + b, x (4, 3), W (2, 3), b (2,)."""
     exercise = 'ex09_shapes'
     want = _linear_shapes()
-    if shapes is ...:
-        _todo(exercise, "a dict {'gx': (..), 'gW': (..), 'gb': (..)}")
-    if not isinstance(shapes, Mapping) or set(shapes) != set(want):
-        _wrong(exercise, "give a dict with the keys 'gx', 'gW' and 'gb'.",
-               'One shape (a tuple) per gradient.')
-    if any(v is ... for v in shapes.values()):
-        _todo(exercise, 'every shape')
+    shapes = _dict_answer(exercise, shapes, want,
+                          todo="a dict {'gx': (..), 'gW': (..), 'gb': (..)}",
+                          unfinished='every shape', hint='One shape (a tuple) per gradient.')
     try:
         got = {k: tuple(int(d) for d in (v if isinstance(v, Iterable) else (v,)))
                for k, v in shapes.items()}

@@ -18,7 +18,7 @@ import numpy as np
 import autograd_lab.functions as F
 from autograd_lab import Variable, events
 
-from .feedback import Feedback, _call, _checker, _ok, _todo, _wrong
+from .feedback import Feedback, _call, _checker, _dict_answer, _ok, _todo, _wrong
 
 #: the lesson's network: a batch of N digits of D pixels, H hidden units, C classes
 MLP = {'N': 8, 'D': 64, 'H': 16, 'C': 10}
@@ -39,11 +39,9 @@ def ex09_mlp_shapes(shapes: Any) -> Feedback:
     """The predicted shapes of gW1, gb1, gh, gW2 and gs."""
     exercise = 'ex09_mlp_shapes'
     want = mlp_shapes()
-    if shapes is ... or (isinstance(shapes, Mapping) and ... in shapes.values()):
-        return _todo(exercise, 'a shape for each gradient')
-    if not isinstance(shapes, Mapping) or set(shapes) != set(want):
-        return _wrong(exercise, f'give a dict with the keys {sorted(want)}.',
-                      'One shape (a tuple) per gradient.')
+    shapes = _dict_answer(exercise, shapes, want, todo='a shape for each gradient',
+                          unfinished='a shape for each gradient',
+                          hint='One shape (a tuple) per gradient.')
     try:
         got = {k: tuple(int(n) for n in v) for k, v in shapes.items()}
     except TypeError:

@@ -19,7 +19,7 @@ import numpy as np
 import autograd_lab.functions as F
 from autograd_lab import BackwardStepper, FunctionNode, Variable, events
 
-from .feedback import Feedback, _call, _checker, _ok, _todo, _wrong
+from .feedback import Feedback, _call, _checker, _dict_answer, _listed, _ok, _todo, _wrong
 
 #: The lesson's example, y = (2x + 1)**2 + sin(x), at x = 0.5; its variables by name.
 EXAMPLE_X = 0.5
@@ -140,13 +140,9 @@ def _dy_dx(x: float) -> float:
 def ex06_predict(dy_dx: Any) -> Feedback:
     """dy/dx of y = (2x + 1)**2 + sin(x), predicted at x = 0.5 and x = -1."""
     exercise = 'ex06_predict'
-    keys = ', '.join(repr(k) for k in PREDICT_AT)
-    if dy_dx is ...:
-        return _todo(exercise, f'a dict with the keys {keys}')
-    if not isinstance(dy_dx, Mapping) or {float(k) for k in dy_dx
-                                          if isinstance(k, (int, float))} != set(PREDICT_AT):
-        return _wrong(exercise, f'give a dict with exactly the keys {keys}.',
-                      'One number per point: {0.5: ..., -1.0: ...}.')
+    dy_dx = _dict_answer(exercise, dy_dx, PREDICT_AT, key=float,
+                         todo=f'a dict with the keys {_listed(PREDICT_AT)}',
+                         hint='One number per point: {0.5: ..., -1.0: ...}.')
     got = {}
     for key, value in dy_dx.items():
         if value is ...:
