@@ -53,3 +53,9 @@ def test_each_lesson_title_carries_its_number():
         number = stem.split('_', 1)[0].lstrip('0')
         title = (LESSONS / 'source' / f'{stem}.md').read_text(encoding='utf-8').split('\n')[0]
         assert title.startswith(f'# Lesson {number} · '), (stem, title)
+
+
+def test_the_lessons_readme_lists_them_in_the_course_order():
+    readme = (LESSONS / 'README.md').read_text(encoding='utf-8')
+    linked = re.findall(r'\]\(([^)/]+)\.ipynb\)', readme)
+    assert linked == MAIN_PATH + APPENDIX

@@ -242,7 +242,7 @@ def test_lesson_six_engine_order_stepped_in_lab(page, lab_server, notebook_root)
     expect(headings.nth(1)).to_contain_text('Next')
     expect(headings.nth(1)).to_contain_text('(_ + 1)')
     widget.scroll_into_view_if_needed()
-    jh.screenshot(page, 'lesson14-engine-order')
+    jh.screenshot(page, 'lesson06-engine-order')
     # the exercise answered in the kernel as the lesson asks, graded by its checker
     verdict = probe.eval("repr(checks.ex06_engine_order(['y', 'b', 'v', 'a', 'u']))")
     assert '\u2705' in verdict, verdict
@@ -280,7 +280,7 @@ def test_lesson_nine_shapes_read_off_the_view(page, lab_server, notebook_root):
         assert str(shape) in text, name
         assert tuple(probe.eval(f'list(view_params[{name!r}].grad.shape)')) == shape
     widget.scroll_into_view_if_needed()
-    jh.screenshot(page, 'lesson13-mlp-shapes')
+    jh.screenshot(page, 'lesson09-mlp-shapes')
     predicted = {'gW1': shapes['W1'], 'gb1': shapes['b1'], 'gh': (want['N'], want['H']),
                  'gW2': shapes['W2'], 'gs': (want['N'], want['C'])}
     verdict = probe.eval(f'repr(checks.ex09_mlp_shapes({predicted!r}))')
