@@ -8,9 +8,14 @@ which copies the notebooks into a working folder and opens JupyterLab there.
 
 It sits on top of everything else: the engine and the widget never import it.
 
+The notebooks come in the course's order (:mod:`autograd_lab_lessons.path`): the main
+path, then the appendix.
+
 >>> from autograd_lab_lessons import lessons
 >>> [path.name for path in lessons()][:2]
 ['01_variables_and_derivatives.ipynb', '02_chain_rule_by_hand.ipynb']
+>>> lessons()[-1].name
+'A4_devices.ipynb'
 >>> len(lessons()) == len(lessons(solutions=True))
 True
 """
@@ -20,6 +25,8 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from autograd_lab_lessons.path import APPENDIX, MAIN_PATH
 
 if TYPE_CHECKING:  # importlib.resources.abc is Python >= 3.11
     from importlib.resources.abc import Traversable
@@ -35,13 +42,11 @@ _INSTRUCTOR_NOTES = 'INSTRUCTORS.md'
 
 
 def lessons(*, solutions: bool = False) -> list[Traversable]:
-    """The lesson notebooks in order; ``solutions=True``: their solution versions."""
+    """The lesson notebooks, main path then appendix; ``solutions=True``: their solutions."""
     folder = resources.files(__name__)
     if solutions:
         folder = folder / 'solutions'
-    return sorted((entry for entry in folder.iterdir()
-                   if entry.name[:2].isdigit() and entry.name.endswith('.ipynb')),
-                  key=lambda entry: entry.name)
+    return [folder / f'{stem}.ipynb' for stem in MAIN_PATH + APPENDIX]
 
 
 def copy_lessons(destination: str | Path, *, solutions: bool = False

@@ -9,6 +9,9 @@ package where the kernel lacks it (Colab).  Both are written without outputs and
 stable cell ids, so building twice gives the same bytes;
 ``tests/test_lesson_checks.py`` checks the committed notebooks are up to date.
 
+The main path's lessons are numbered ``01`` to ``NN``, the appendix's ``A1`` to ``An``
+(``lessons/path.py`` gives the order); every ``NN_*.md`` and ``AN_*.md`` is built.
+
 Source format: Markdown text becomes markdown cells; fenced blocks become
 code cells.  The fence's info string says which kind::
 
@@ -169,7 +172,7 @@ def dumps(notebook: dict) -> str:
 def notebooks() -> dict[Path, str]:
     """Every notebook path and its text, built from the sources (nothing is written)."""
     result = {}
-    for src in sorted(SOURCES.glob('[0-9][0-9]_*.md')):
+    for src in sorted(SOURCES.glob('[0-9A][0-9]_*.md')):
         cells = parse(src.read_text(encoding='utf-8'), src.name)
         setup_cell = next(c for c in cells if c['kind'] != 'markdown')
         if not any(line.startswith(CHECKS_IMPORT) for line in setup_cell['lines']):

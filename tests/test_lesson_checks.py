@@ -589,13 +589,13 @@ CASES = [
         (lambda: _diamond_guess(np.cos(1.0)), ["exercise 5.2's h = 1", 'read it off']),
         (lambda: _diamond_guess(np.cos(H_VIEW), first=np.cos(H_VIEW)), ['one step']),
         (lambda: np.cos(H_VIEW), ['diamond.guess'])]),
-    ('ex06_no_double', lambda: None, [
+    ('ex07_no_double', lambda: None, [
         (lambda: 18.0, ['WITH enable_double_backprop']),
         (lambda: 0, ['None, not 0']),
         (lambda: 27, ['g1 = 3x^2']),
         (lambda: 6, ['without x']),
         (lambda: 'error', ['Nothing raises'])]),
-    ('ex06_tanh', _tanh_derivatives, [
+    ('ex07_tanh', _tanh_derivatives, [
         (lambda: _tanh_derivatives('no-flag'), ['enable_double_backprop=True']),
         (lambda: _tanh_derivatives('same'), ['previous derivative']),
         (lambda: _tanh_derivatives('accumulate'), ['accumulate']),
@@ -603,13 +603,13 @@ CASES = [
         (lambda: [np.tanh(0.5), *_tanh_derivatives()[:2]], ['tanh(x) itself']),
         (lambda: [_tanh_derivatives()[0], -_tanh_derivatives()[1], -_tanh_derivatives()[2]],
          ['Sign'])]),
-    ('ex06_hvp', _hvp, [
+    ('ex07_hvp', _hvp, [
         (lambda: np.array([4.0, 13.0]), ['gradient of f']),
         (lambda: 4.0, ['a number']),
         (lambda: _hvp((0.0, 1.0)), ['v = [1, 0]']),
         (lambda: np.array([[4.0, 2.0], [2.0, 12.0]]), ['whole Hessian']),
         (lambda: np.array([4.0, 0.0]), ['mixed derivative'])]),
-    ('ex06_newton', lambda: _newton(lambda x, f, d1, d2: x - d1 / d2), [
+    ('ex07_newton', lambda: _newton(lambda x, f, d1, d2: x - d1 / d2), [
         (lambda: _newton(lambda x, f, d1, d2: x - f / d1), ['root of f itself']),
         (lambda: lambda x0: [1.5], ['10 steps']),
         (lambda: _newton(lambda x, f, d1, d2: x + d1 / d2), ['uphill']),
@@ -619,7 +619,7 @@ CASES = [
         (lambda: _newton(lambda x, f, d1, d2: x - d1 / d2, by_hand=True), ['chainer.grad']),
         (lambda: lambda x0: [x0, *_newton(lambda x, f, d1, d2: x - d1 / d2)(x0)],
          ['not the start'])]),
-    ('ex07_predict', lambda: {'x': None, 'a': 1.5}, [
+    ('ex11_predict', lambda: {'x': None, 'a': 1.5}, [
         (lambda: {'x': 4.5, 'a': 1.5}, ['unchain']),
         (lambda: {'x': None, 'a': 0.75}, ['fan-out']),
         (lambda: {'x': None, 'a': 4.5}, ['x.grad']),
@@ -627,20 +627,20 @@ CASES = [
         (lambda: {'x': None, 'a': 3.0}, ['da/dx']),
         (lambda: {'x': None, 'a': 0.5625}, ['the value']),
         (lambda: {'x': None, 'a': 0}, ['BEHIND'])]),
-    ('ex07_truncated', _train_truncated, [
+    ('ex11_truncated', _train_truncated, [
         (lambda: _train_truncated(cut=False), ['never cut']),
         (lambda: _train_truncated(keep_h=False), ['keeps its value']),
         (lambda: _train_truncated(clear=True), ['last chunk']),
         (lambda: lambda xs, targets, w0, k: checks.rnn_grad(xs, targets, w0, 1),
          ['every k steps']),
         (lambda: lambda xs, targets, w0, k: 0.0, ['backward() first'])]),
-    ('ex07_vanishing', lambda: {0.5: 0.5**10, 1.5: 1.5**10}, [
+    ('ex11_vanishing', lambda: {0.5: 0.5**10, 1.5: 1.5**10}, [
         (lambda: {0.5: 5.0, 1.5: 15.0}, ['not 10 * w']),
         (lambda: {0.5: 0.5**9, 1.5: 1.5**9}, ['ten factors']),
         (lambda: {'0.5': 0.5**11, '1.5': 1.5**11}, ['ten factors']),
         (lambda: {0.5: 2.0**10, 1.5: 1.5**-10}, ['not 1/w']),
         (lambda: {0.5: 1, 1.5: 1}, ['ten steps change it'])]),
-    ('ex07_clip_step', lambda: {1.0: 0.1, 5.0: 0.5}, [
+    ('ex11_clip_step', lambda: {1.0: 0.1, 5.0: 0.5}, [
         (lambda: {1.0: 1.0, 5.0: 5.0}, ['lr times']),
         (lambda: {1.0: 10.0, 5.0: 50.0}, ['do not divide']),
         (lambda: {1.0: 0, 5.0: 0}, ['never makes it zero']),
@@ -648,46 +648,46 @@ CASES = [
         (lambda: {1.0: 0.1, 5.0: 0.1}, ['threshold matters']),
         (lambda: {1.0: 0.1, 5.0: 2.5}, ['not at its square']),
         (lambda: 0.1, ['One entry per name'])]),
-    ('ex08_recorded', lambda: {'y1', 'y3', 'y4'}, [
+    ('exA1_recorded', lambda: {'y1', 'y3', 'y4'}, [
         (lambda: {'y1', 'y2', 'y3'}, ['y2 was computed inside no_backprop_mode']),
         (lambda: {'y1'}, ['force_backprop_mode switches recording back on']),
         (lambda: {'y1', 'y3'}, ['y4 is computed outside']),
         (lambda: {'y1', 'y2', 'y3', 'y4'}, ['y2 was computed inside no_backprop_mode']),
         (lambda: {'y3', 'y4'}, ['y1 is ordinary code']),
         (lambda: {'x', 'y1', 'y3', 'y4'}, ['never has a creator'])]),
-    ('ex08_predict', lambda: _predict('right'), [
+    ('exA1_predict', lambda: _predict('right'), [
         (lambda: _predict('plain'), ['no_backprop_mode']),
         (lambda: _predict('copied'), ['does not undo']),
         (lambda: _predict('unchained'), ['does not undo']),
         (lambda: _predict('numpy'), ['model itself']),
         (lambda: _predict('test-mode'), ['no_backprop_mode']),
         (lambda: _predict('array'), ['no_backprop_mode'])]),
-    ('ex09_lr_ranking', lambda: [0.3, 0.01, 3.0], [
+    ('ex10_lr_ranking', lambda: [0.3, 0.01, 3.0], [
         (lambda: [0.01, 0.3, 3.0], ['safe but slow']),
         (lambda: [3.0, 0.3, 0.01], ['overshoots']),
         (lambda: [0.3, 3.0, 0.01], ['stuck guessing']),
         (lambda: [0.01, 3.0, 0.3], ['safe but slow']),
         (lambda: [3.0, 0.01, 0.3], ['overshoots'])]),
-    ('ex09_param_count', lambda: 2410, [
+    ('exA2_param_count', lambda: 2410, [
         (lambda: 64 * 32 + 32 + 32 * 10, ['Linear(32, 10) has biases']),
         (lambda: 64 * 32 + 32 * 10 + 10, ['Linear(64, 32) has biases']),
         (lambda: 64 * 32 + 32 * 10, ['bias']),
         (lambda: 64 * 32 + 32, ['first layer']),
         (lambda: 64 * 32 + 64 + 32 * 10 + 32, ['each output']),
         (lambda: 64 * 32 * 10, ['do not multiply'])]),
-    ('ex09_train_step', _train_step, [
+    ('ex10_train_step', _train_step, [
         (lambda: _train_step(clear=False), ['cleargrads() before loss.backward()']),
         (lambda: _train_step(update=False), ['optimizer.update()']),
         (lambda: _train_step(clear_between=True), ['not between']),
         (lambda: _train_step(loss_after=True), ['before the update']),
         (lambda: _train_step(update_first=True), ['not before'])]),
-    ('ex10_max_scale', lambda: 2.0**14, [
+    ('exA3_max_scale', lambda: 2.0**14, [
         (lambda: 2.0**15, ['overflows']),
         (lambda: 65504 / 3, ['power of two']),
         (lambda: 2.0**16, ['already above']),
         (lambda: 2.0**13, ['larger power of two']),
         (lambda: 65504, ['largest float16 itself'])]),
-    ('ex10_unscaled', _unscaled, [
+    ('exA3_unscaled', _unscaled, [
         (lambda: _unscaled('unscaled'), ['underflow']),
         (lambda: _unscaled('no-divide'), ['divide by it']),
         (lambda: _unscaled('twice'), ['once']),
@@ -695,49 +695,49 @@ CASES = [
         (lambda: _unscaled('float32'), ['float16 route']),
         (lambda: _unscaled('by-hand'), ['loss_scale=scale']),
         (lambda: _unscaled('float16-divide'), ['underflow'])]),
-    ('ex10_zero_in_float16', lambda: {1e-9, 2e-8}, [
+    ('exA3_zero_in_float16', lambda: {1e-9, 2e-8}, [
         (lambda: {1e-9, 2e-8, 4e-8}, ['nearest']),
         (lambda: {1e-9, 2e-8, 4e-8, 1e-6}, ['subnormal']),
         (lambda: {1e-9}, ['nearest value']),
         (set, ['nothing between']),
         (lambda: {1e-6}, ['subnormal']),
         (lambda: {1e-9, 4e-8}, ['nearest value'])]),
-    ('ex11_one_hot', _one_hot, [
+    ('exA4_one_hot', _one_hot, [
         (lambda: _one_hot('transposed'), ['Transposed']),
         (lambda: _one_hot('shifted'), ['count from 0']),
         (lambda: _one_hot('variable'), ['array itself']),
         (lambda: _one_hot('zeros'), ['needs a 1']),
         (lambda: _one_hot('identity'), ['not in column i'])]),
-    ('ex11_stays_on_gpu', lambda: {'A', 'C'}, [
+    ('exA4_stays_on_gpu', lambda: {'A', 'C'}, [
         (lambda: {'C'}, ['handed on to CuPy']),
         (lambda: {'A', 'B', 'C'}, ['refuses to add']),
         (lambda: {'A', 'C', 'D'}, ['implicit copies']),
         (lambda: {'A'}, ['xp is cupy']),
         (lambda: {'A', 'B', 'C', 'D'}, ['refuses to add', 'implicit copies']),
         (lambda: {'C', 'D'}, ['handed on to CuPy', 'implicit copies'])]),
-    ('ex11_to_numpy', _to_numpy, [
+    ('exA4_to_numpy', _to_numpy, [
         (lambda: _to_numpy('variable'), ['Return its array']),
         (lambda: _to_numpy('get'), ['.get() exists only on CuPy arrays']),
         (lambda: lambda v: v.array.tolist(), ['copy it to the CPU'])]),
-    ('ex12_backward', _softsign_class, [
+    ('ex08_backward', _softsign_class, [
         (lambda: _softsign_class(1), ['square the denominator']),
         (lambda: _softsign_class(backward_abs=False), ['Keep the absolute value']),
         (lambda: _softsign_class(times_gy=False), ['by gy']),
         (lambda: _softsign_class(variables=False), ['F functions']),
         (lambda: _softsign_class(through_itself=True), ['chainer.grad', 'yourself'])]),
-    ('ex12_forward', _softsign_class, [
+    ('ex08_forward', _softsign_class, [
         (lambda: _softsign_class(use_abs=False), ['xp.abs']),
         (lambda: _softsign_class(abs_all=True), ['sign of x']),
         (lambda: _softsign_class(tuple_out=False), ['comma']),
         (lambda: _softsign_class(numerator_one=True), ['numerator']),
         (lambda: _softsign_class(minus=True), ['Sign'])]),
-    ('ex12_slope', lambda: 0.25, [
+    ('ex08_slope', lambda: 0.25, [
         (lambda: 0.5, ['Square the denominator']),
         (lambda: -0.25, ['positive everywhere']),
         (lambda: -0.5, ['the value']),
         (lambda: float('inf'), ['keep the absolute value']),
         (lambda: 4.0, ['1 over it'])]),
-    ('ex13_count', lambda: {'reverse': 30000, 'forward': 3010000}, [
+    ('ex09_count', lambda: {'reverse': 30000, 'forward': 3010000}, [
         (lambda: {'reverse': 3010000, 'forward': 30000}, ['other way round']),
         (lambda: {'reverse': 30000, 'forward': 30000}, ['ONE input direction']),
         (lambda: {'reverse': 3000000, 'forward': 3010000}, ['vector times a matrix']),
@@ -747,7 +747,7 @@ CASES = [
         (lambda: {'reverse': 20000, 'forward': 3010000}, ['D of them']),
         (lambda: {'reverse': 30100, 'forward': 3010000}, ['costs nothing']),
         (lambda: {'reverse': 30000.5, 'forward': 3010000}, ['p*q*r'])]),
-    ('ex13_linear', _linear_class, [
+    ('ex09_linear', _linear_class, [
         (lambda: _linear_class('gb-not-summed'), ['add the rows up']),
         (lambda: _linear_class('gW-transposed'), ['transposed how']),
         (lambda: _linear_class('gb-mean'), ['not the mean']),
@@ -759,14 +759,14 @@ CASES = [
         (lambda: _linear_class('library-backward'), ["library's own", 'F.matmul']),
         (lambda: _linear_class('chainer-grad'), ['chainer.grad', 'F.matmul']),
         (lambda: _linear_class('F.linear'), ["library's own", 'F.matmul'])]),
-    ('ex13_shapes', lambda: {'gx': (4, 3), 'gW': (2, 3), 'gb': (2,)}, [
+    ('ex09_shapes', lambda: {'gx': (4, 3), 'gW': (2, 3), 'gb': (2,)}, [
         (lambda: {'gx': (4, 3), 'gW': (3, 2), 'gb': (2,)}, ['transposed', 'W itself']),
         (lambda: {'gx': (4, 3), 'gW': (2, 3), 'gb': (4, 2)}, ['shared by every row']),
         (lambda: {'gx': (4, 2), 'gW': (2, 3), 'gb': (2,)}, ['shape of gy']),
         (lambda: {'gx': (3, 4), 'gW': (2, 3), 'gb': (2,)}, ['transposed', 'x itself']),
         (lambda: {'gx': (4, 3), 'gW': (2, 3), 'gb': (1, 2)}, ['1 axis']),
         (lambda: {'gx': (4, 3), 'gW': (2, 4), 'gb': (2,)}, ['shape of W'])]),
-    ('ex13_softmax_ce', _softmax_class, [
+    ('ex09_softmax_ce', _softmax_class, [
         (lambda: _softmax_class('no-mean'), ['divide by N']),
         (lambda: _softmax_class('sign'), ['p - onehot']),
         (lambda: _softmax_class('no-gy'), ['incoming gradient']),
@@ -780,15 +780,15 @@ CASES = [
 # Device-generic code: the same checkers under the fake GPU (autograd_lab.testing.fake_gpu),
 # where NumPy-only answers, which pass on a CPU, must be caught.
 GPU_CASES = [
-    ('ex11_one_hot', _one_hot, [(lambda: _one_hot('numpy'), ['get_array_module'])]),
-    ('ex11_to_numpy', _to_numpy, [
+    ('exA4_one_hot', _one_hot, [(lambda: _one_hot('numpy'), ['get_array_module'])]),
+    ('exA4_to_numpy', _to_numpy, [
         (lambda: _to_numpy('array'), ['CuPy array']),
         (lambda: _to_numpy('moved'), ['Leave v where it is'])]),
-    ('ex12_forward', _softsign_class, [
+    ('ex08_forward', _softsign_class, [
         (lambda: _softsign_class(host=True), ['get_array_module'])]),
-    ('ex12_backward', _softsign_class, []),
-    ('ex13_linear', _linear_class, []),
-    ('ex13_softmax_ce', _softmax_class, [
+    ('ex08_backward', _softsign_class, []),
+    ('ex09_linear', _linear_class, []),
+    ('ex09_softmax_ce', _softmax_class, [
         (lambda: _softmax_class('numpy'), ['same device as x'])]),
 ]
 
@@ -811,12 +811,12 @@ WRONG = _wrong_cases(CASES)
 GPU_WRONG = _wrong_cases(GPU_CASES)
 
 
-#: The checkers of the exercises where students write backprop themselves (lessons 12 to
-#: 14): their accept/reject tests are in tests/test_lesson_checks_backprop.py.
+#: The checkers of the exercises where students write backprop themselves (lessons 6, 8
+#: and 9): their accept/reject tests are in tests/test_lesson_checks_backprop.py.
 TESTED_IN_BACKPROP = {
-    'ex12_rel_error', 'ex12_bug_where', 'ex12_fixed', 'ex12_kink', 'ex13_mlp_shapes',
-    'ex13_unbroadcast', 'ex13_mlp', 'ex14_order', 'ex14_predict', 'ex14_backward',
-    'ex14_engine_order',
+    'ex06_order', 'ex06_predict', 'ex06_backward', 'ex06_engine_order', 'ex08_rel_error',
+    'ex08_bug_where', 'ex08_fixed', 'ex08_kink', 'ex09_mlp_shapes', 'ex09_unbroadcast',
+    'ex09_mlp',
 }
 
 
@@ -879,7 +879,7 @@ def test_a_backward_that_applies_its_own_class_is_rejected():
             x, = self.get_retained_inputs()
             y, = Softsign().apply((x,))           # its own forward, inside its backward
             return grad_outputs[0] * (1 - F.absolute(y)) ** 2,   # (1 - |y|)^2 is the slope
-    rejected(checks.ex12_backward(Softsign), 'Applying Softsign inside its own backward')
+    rejected(checks.ex08_backward(Softsign), 'Applying Softsign inside its own backward')
 
 
 def test_backward_is_checked_at_negative_points():
@@ -890,20 +890,20 @@ def test_backward_is_checked_at_negative_points():
     y.grad = np.ones(3)
     y.backward()
     np.testing.assert_allclose(x.grad, 1 / (1 + np.abs(x.array)) ** 2)
-    rejected(checks.ex12_backward(only_positive), 'absolute value')
+    rejected(checks.ex08_backward(only_positive), 'absolute value')
 
 
 def test_checkers_leave_the_learners_random_state_alone():
     np.random.seed(123)
     expected = np.random.random()
     np.random.seed(123)
-    checks.ex12_backward(_softsign_class())
-    checks.ex13_linear(_linear_class())
+    checks.ex08_backward(_softsign_class())
+    checks.ex09_linear(_linear_class())
     assert np.random.random() == expected
 
 
 def test_a_stub_backward_is_not_done_yet():
-    fb = checks.ex13_linear(_linear_class('stub'))
+    fb = checks.ex09_linear(_linear_class('stub'))
     assert fb.status == 'todo' and 'backward' in fb.message
 
 
@@ -936,6 +936,28 @@ def test_strict_mode_raises_for_placeholder(name, monkeypatch):
     monkeypatch.setattr(checks, 'STRICT', True)
     with pytest.raises(AssertionError, match='not done yet'):
         checks.ALL[name](...)
+
+
+#: The checkers whose answer is a dict, by the keys they ask for: they open alike
+#: (checks.feedback._dict_answer).
+DICT_ANSWERS = {
+    'ex02_dz': ['g_d', 'g_e', 'g_u', 'g_z'], 'ex05_ranks': ['mul', 'exp', 'sin', 'add'],
+    'ex06_predict': [0.5, -1.0], 'ex08_bug_where': ['input', 'where'],
+    'ex08_kink': [0.0004, -0.0004], 'ex09_shapes': ['gx', 'gW', 'gb'],
+    'ex09_mlp_shapes': ['gW1', 'gb1', 'gh', 'gW2', 'gs'], 'ex11_predict': ['x', 'a'],
+}
+
+
+@pytest.mark.parametrize('name', sorted(DICT_ANSWERS))
+def test_a_dict_answer_opens_alike(name):
+    checker, keys = checks.ALL[name], DICT_ANSWERS[name]
+    listed = ', '.join(repr(k) for k in keys[:-1]) + f' and {keys[-1]!r}'
+    for not_a_dict in (list(keys), 'a dict', {keys[0]: 1.0}, {**dict.fromkeys(keys, 1.0), 'z': 1}):
+        fb = checker(not_a_dict)
+        assert fb.status == 'wrong', not_a_dict
+        assert fb.message.startswith(f'give a dict with exactly the keys {listed}'), fb.message
+    unfinished = checker(dict.fromkeys(keys, ...))  # the stub, keys right, values not yet
+    assert unfinished.status == 'todo' and 'not done yet' in unfinished.message
 
 
 def test_strict_mode_passes_correct_answers(monkeypatch):
@@ -1001,16 +1023,16 @@ def _said(fb):
 
 
 def test_shapes_feedback_names_the_slip_not_the_shapes(capsys):
-    fb = checks.ex13_shapes({'gx': (4, 3), 'gW': (3, 2), 'gb': (4, 2)})
+    fb = checks.ex09_shapes({'gx': (4, 3), 'gW': (3, 2), 'gb': (4, 2)})
     rejected(fb, 'transposed', 'shared by every row')
     assert '(2, 3)' not in _said(fb) and '(2,)' not in _said(fb)
-    checks.show_answer('ex13_shapes')
+    checks.show_answer('ex09_shapes')
     assert "'gW': (2, 3)" in capsys.readouterr().out
 
 
 def test_linear_feedback_does_not_print_the_formula():
     for how in ('gb-not-summed', 'gW-transposed', 'gb-mean', 'gW-without-gy'):
-        fb = checks.ex13_linear(_linear_class(how))
+        fb = checks.ex09_linear(_linear_class(how))
         assert 'F.sum(gy, axis=0)' not in _said(fb) and 'gy^T x' not in _said(fb), how
 
 
@@ -1055,12 +1077,12 @@ def test_feedback_reports_shape_and_type_errors():
 def test_learner_exceptions_become_feedback():
     def broken(xs, targets, w0, k):
         raise ZeroDivisionError('boom')
-    fb = checks.ex07_truncated(broken)
+    fb = checks.ex11_truncated(broken)
     assert fb.status == 'wrong' and 'ZeroDivisionError: boom' in fb.message
 
 
 def test_feedback_html_escapes_learner_text():
-    fb = checks.ex08_recorded({'<script>alert(1)</script>'})
+    fb = checks.exA1_recorded({'<script>alert(1)</script>'})
     assert '<script>' in fb.message  # echoed back as text...
     page = fb._repr_html_()
     assert '<script>' not in page and '&lt;script&gt;' in page  # ...but never as markup
@@ -1222,27 +1244,27 @@ def test_lesson_5_run_to_stops_with_sin_next_after_exp():
     assert ns['diamond'].score.right == 1 and ns['sin_step'].right
 
 
-def test_lesson_6_7_9_12_views_as_described():
-    _, (view,) = _lesson_views('06_higher_order', upto='view = GraphView(y, enable')
+def test_lesson_7_8_11_A2_views_as_described():
+    _, (view,) = _lesson_views('07_higher_order', upto='view = GraphView(y, enable')
     assert view.orders == [0] and view.status['step'] == 0   # the student steps it
     view.step()
     assert view.orders == [0, 1] and 'dashed' in view.to_dot()
     assert _cells(view)['x']['grad'] == '12.0'
-    _, views = _lesson_views('07_cutting_the_graph', upto='view.unchain(a')
+    _, views = _lesson_views('11_cutting_the_graph', upto='view.unchain(a')
     assert views[-1].status['total'] == 2                 # "only sin and the multiply"
     assert 'class="edge-cut"' in views[-1].to_dot()
-    # 9: "which parameters receive their gradients first?": l2's, at the second step
-    ns, views = _lesson_views('09_links_and_optimizers', upto='links=model')
+    # A2: "which parameters receive their gradients first?": l2's, at the second step
+    ns, views = _lesson_views('A2_links_and_optimizers', upto='links=model')
     view, model = views[-1], ns['model']
     assert '2 Links collapsed' in view.status['note']
-    assert all(p.grad is None for p in model.params())   # the grads of training cleared
+    assert all(p.grad is None for p in model.params())   # nothing has run backward
     view.step()
     assert 'Next: f3 (LinearFunction)' in _ledger(view)
     view.step()
     assert model.l2.W.grad is not None and model.l2.b.grad is not None
     assert model.l1.W.grad is None and model.l1.b.grad is None
-    # 12: predict what Cube's backward sends: the ledger cannot give its rule
-    _, (view,) = _lesson_views('12_custom_function_node', upto='cube_view.predict = True')
+    # 8: predict what Cube's backward sends: the ledger cannot give its rule
+    _, (view,) = _lesson_views('08_custom_function_node', upto='cube_view.predict = True')
     assert view.predict and view.status['step'] == 0
     assert str(view.guess([1.0, 1.0])).startswith('Right!')        # sum sends ones to y
     assert _ledger(view)['Next: f1 (Cube)']['rule'] == 'Cube: see its backward()'
@@ -1263,8 +1285,8 @@ def test_lesson_4_the_seed_is_read_off_the_view():
     assert ns['x'].grad.tolist() == [2.0, 0.0, 60.0]
 
 
-def test_lesson_7_decay_through_time_is_read_off_the_view():
-    ns, views = _lesson_views('07_cutting_the_graph', upto='through_time = GraphView')
+def test_lesson_11_decay_through_time_is_read_off_the_view():
+    ns, views = _lesson_views('11_cutting_the_graph', upto='through_time = GraphView')
     view = views[-1]
     view.run()
     # L = h4: each step back through time halves the gradient (w = 0.5)
@@ -1273,8 +1295,8 @@ def test_lesson_7_decay_through_time_is_read_off_the_view():
     assert [float(h.grad) for h in ns['hs']] == grads
 
 
-def test_lesson_8_backward_stops_where_recording_stopped():
-    ns, (view,) = _lesson_views('08_no_backprop_mode', upto='cut_view = GraphView')
+def test_lesson_A1_backward_stops_where_recording_stopped():
+    ns, (view,) = _lesson_views('A1_no_backprop_mode', upto='cut_view = GraphView')
     assert view.status['total'] == 1                      # only y4 = y2 * 2 was recorded
     view.run()
     assert ns['x'].grad is None and ns['y2'].grad.tolist() == [2.0, 2.0]
@@ -1360,8 +1382,8 @@ def test_lesson_1_float32_and_float64_central_differences():
     assert steps[int(np.argmin(e32))] == 1e-2 and 1e-5 < min(e32) < 1e-3
 
 
-def test_lesson_7_rnn_learns_gradients_vanish_explode_and_clipping_saves_training():
-    ns = run_lesson('07_cutting_the_graph')
+def test_lesson_11_rnn_learns_gradients_vanish_explode_and_clipping_saves_training():
+    ns = run_lesson('11_cutting_the_graph')
     for k, (w, u, curve, _) in ns['results'].items():
         assert (w, u) == pytest.approx((0.7, 0.9), abs=2e-3), k      # the hidden weights
         assert curve[-1] < 1e-3 * ns['baseline']                     # far below "always 0"
@@ -1389,8 +1411,8 @@ def test_lesson_7_rnn_learns_gradients_vanish_explode_and_clipping_saves_trainin
     assert float(model.w.array) == pytest.approx(-16, abs=0.5)
 
 
-def test_lesson_9_curves_and_the_learning_rate_ranking():
-    ns = run_lesson('09_links_and_optimizers', upto='hidden ReLUs that stay 0')
+def test_lesson_10_curves_and_the_learning_rate_ranking():
+    ns = run_lesson('10_training', upto='hidden ReLUs that stay 0')
     assert ns['measured'] == checks.LR_RANKING
     assert ns['val_curve'][-1] > ns['train_curve'][-1]            # the gap
     assert ns['train_curve'][0] > ns['val_curve'][0]              # "lies above" at first
@@ -1403,19 +1425,19 @@ def test_lesson_9_curves_and_the_learning_rate_ranking():
     assert (hidden.max(axis=0) == 0).sum() >= 0.8 * hidden.shape[1]  # "almost all"
 
 
-def test_lesson_10_float16_facts():
+def test_lesson_A3_float16_facts():
     tiny = float(np.finfo(np.float16).smallest_subnormal)
     assert tiny == pytest.approx(6e-8, rel=0.01)
     assert float(np.finfo(np.float16).tiny) == pytest.approx(6.1e-5, rel=0.01)
     assert np.float16(2.9e-8) == 0 and np.float16(3.0e-8) == tiny   # "about 3e-8"
     assert abs(float(np.float16(1e-6)) - 1e-6) / 1e-6 > 0.005      # "about two digits"
-    ns = run_lesson('10_mixed_precision', upto='true_grad = ')
+    ns = run_lesson('A3_mixed_precision', upto='true_grad = ')
     assert abs(float(ns['x'].grad[0])) >= float(np.finfo(np.float16).tiny)  # S = 8192: normal
     assert 1.025e-5 < float(np.finfo(np.float16).tiny)             # S = 1024: subnormal
 
 
-def test_lesson_13_counts_equal_the_predicted_formula():
-    ns = run_lesson('13_matrix_backward')
+def test_lesson_9_counts_equal_the_predicted_formula():
+    ns = run_lesson('09_matrix_backward')
     m, depth = checks.COUNT['m'], checks.COUNT['D']
     assert ns['reverse_ops'] == depth * m * m
     assert ns['forward_ops'] == depth * m**3 + m * m
@@ -1425,12 +1447,13 @@ def test_lesson_13_counts_equal_the_predicted_formula():
 
 # ---- the notebooks ---------------------------------------------------------------------
 
-NOTEBOOKS = sorted(LESSONS.glob('[0-9][0-9]_*.ipynb'))
-SOLUTIONS = sorted((LESSONS / 'solutions').glob('[0-9][0-9]_*.ipynb'))
+# every lesson of the main path (01_...) and of the appendix (A1_...); their order and
+# numbering are tests/test_lesson_path.py's
+NOTEBOOKS = sorted(LESSONS.glob('[0-9A][0-9]_*.ipynb'))
+SOLUTIONS = sorted((LESSONS / 'solutions').glob('[0-9A][0-9]_*.ipynb'))
 
 
-def test_fourteen_lessons_with_solutions():
-    assert [p.name[:2] for p in NOTEBOOKS] == [f'{i:02d}' for i in range(1, 15)]
+def test_every_lesson_with_its_solution():
     assert [p.name for p in SOLUTIONS] == [p.name for p in NOTEBOOKS]
     assert NOTEBOOKS[0].name == '01_variables_and_derivatives.ipynb'  # README and Binder
 
@@ -1481,14 +1504,14 @@ def _predictions(path: Path) -> list[dict]:
 PREDICTIONS = {
     'ex01_accumulate', 'ex02_forward', 'ex02_dz', 'ex02_input_grads', 'ex02_gates',
     'ex02_view_predictions', 'ex03_released', 'ex04_weighted', 'ex05_ranks',
-    'ex05_accumulated', 'ex05_run_to', 'ex06_no_double',
-    'ex07_predict', 'ex07_vanishing', 'ex07_clip_step', 'ex08_recorded', 'ex09_lr_ranking',
-    'ex10_zero_in_float16', 'ex11_stays_on_gpu', 'ex12_slope', 'ex13_shapes', 'ex13_count',
-    'ex12_kink', 'ex13_mlp_shapes', 'ex14_predict', 'ex14_engine_order',
+    'ex05_accumulated', 'ex05_run_to', 'ex06_predict', 'ex06_engine_order', 'ex07_no_double',
+    'ex08_slope', 'ex08_kink', 'ex09_shapes', 'ex09_count', 'ex09_mlp_shapes',
+    'ex10_lr_ranking', 'ex11_predict', 'ex11_vanishing', 'ex11_clip_step', 'exA1_recorded',
+    'exA2_param_count', 'exA3_zero_in_float16', 'exA4_stays_on_gpu',
 }
 
 
-@pytest.mark.parametrize('source', sorted((LESSONS / 'source').glob('[0-9][0-9]_*.md')),
+@pytest.mark.parametrize('source', sorted((LESSONS / 'source').glob('[0-9A][0-9]_*.md')),
                          ids=lambda p: p.stem)
 def test_every_lesson_has_a_graded_prediction_before_the_answer(source):
     predictions = _predictions(source)

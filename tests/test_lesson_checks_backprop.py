@@ -1,6 +1,6 @@
-"""The checkers of the exercises where students write backprop themselves: lesson 14
-(write backward yourself), lesson 12's gradient checking (relative error, find the bug,
-kinks) and lesson 13's two-layer network by hand.
+"""The checkers of the exercises where students write backprop themselves: lesson 6
+(write backward yourself), lesson 8's gradient checking (relative error, find the bug,
+kinks) and lesson 9's two-layer network by hand.
 
 Each checker accepts the reference answer (the code of lessons/solutions/) and rejects at
 least five plausible wrong answers, each with a hint that names the mistake and does not
@@ -40,7 +40,7 @@ def test_every_checker_listed_for_this_file_is_tested_here():
     assert called == TESTED_IN_BACKPROP and called <= set(checks.ALL)
 
 
-# ---- lesson 14: write backward yourself ---------------------------------------------------
+# ---- lesson 6: write backward yourself ---------------------------------------------------
 
 def _topological(how='right'):
     def reverse_topological(y):
@@ -111,15 +111,15 @@ def _my_backward(how='right', order=None):
     return my_backward
 
 
-def test_ex14_order_accepts_a_depth_first_sort_and_rejects_the_usual_mistakes():
-    accepted(checks.ex14_order(_topological()))
-    assert checks.ex14_order(...).status == 'todo'
-    rejected(checks.ex14_order(_topological('no_visited')), 'more than once', 'visited')
-    rejected(checks.ex14_order(_topological('not_reversed')), 'forward order', 'backwards')
-    rejected(checks.ex14_order(_topological('first_input')), 'missing', 'every input')
-    rejected(checks.ex14_order(_topological('bfs')), 'breadth-first', 'different lengths')
-    rejected(checks.ex14_order(_topological('nodes')), 'FunctionNode')
-    rejected(checks.ex14_order(lambda y: None), 'list')
+def test_ex06_order_accepts_a_depth_first_sort_and_rejects_the_usual_mistakes():
+    accepted(checks.ex06_order(_topological()))
+    assert checks.ex06_order(...).status == 'todo'
+    rejected(checks.ex06_order(_topological('no_visited')), 'more than once', 'visited')
+    rejected(checks.ex06_order(_topological('not_reversed')), 'forward order', 'backwards')
+    rejected(checks.ex06_order(_topological('first_input')), 'missing', 'every input')
+    rejected(checks.ex06_order(_topological('bfs')), 'breadth-first', 'different lengths')
+    rejected(checks.ex06_order(_topological('nodes')), 'FunctionNode')
+    rejected(checks.ex06_order(lambda y: None), 'list')
 
 
 def _by_rank(y):
@@ -133,16 +133,16 @@ def _by_rank(y):
     return sorted(seen, key=lambda f: -f.rank)
 
 
-def test_ex14_order_accepts_the_engines_kind_of_order_too():
-    accepted(checks.ex14_order(_by_rank))
+def test_ex06_order_accepts_the_engines_kind_of_order_too():
+    accepted(checks.ex06_order(_by_rank))
 
 
-def test_ex14_predict_two_points_each_mistake_named():
+def test_ex06_predict_two_points_each_mistake_named():
     def dy(x):
         return 4 * (2 * x + 1) + np.cos(x)
-    accepted(checks.ex14_predict({0.5: dy(0.5), -1.0: dy(-1.0)}))
-    accepted(checks.ex14_predict({0.5: 8.8776, -1: -3.4597}))   # by hand, 4 digits
-    assert checks.ex14_predict({0.5: ..., -1.0: ...}).status == 'todo'
+    accepted(checks.ex06_predict({0.5: dy(0.5), -1.0: dy(-1.0)}))
+    accepted(checks.ex06_predict({0.5: 8.8776, -1: -3.4597}))   # by hand, 4 digits
+    assert checks.ex06_predict({0.5: ..., -1.0: ...}).status == 'todo'
     cases = [
         (lambda x: 4 * (2 * x + 1), ['only the path through u']),
         (np.cos, ['only the path through sin']),
@@ -152,32 +152,32 @@ def test_ex14_predict_two_points_each_mistake_named():
         (lambda x: (2 * x + 1) ** 2 + np.sin(x), ['y itself']),
     ]
     for wrong, words in cases:
-        fb = checks.ex14_predict({0.5: wrong(0.5), -1.0: wrong(-1.0)})
+        fb = checks.ex06_predict({0.5: wrong(0.5), -1.0: wrong(-1.0)})
         rejected(fb, *words)
         no_answer_in(fb, '8.87', '-3.45')
     # right at one point only: the other is named, its value is not given
-    fb = checks.ex14_predict({0.5: dy(0.5), -1.0: 1.0})
+    fb = checks.ex06_predict({0.5: dy(0.5), -1.0: 1.0})
     rejected(fb, 'both paths')
     assert 'x = -1' in fb.message
     no_answer_in(fb, '-3.45')
-    rejected(checks.ex14_predict(8.8776), 'One number per point')
+    rejected(checks.ex06_predict(8.8776), 'One number per point')
 
 
-def test_ex14_backward_accepts_the_loop_and_rejects_the_usual_mistakes():
-    accepted(checks.ex14_backward(_my_backward()))
-    accepted(checks.ex14_backward(_my_backward(order=_by_rank)))
-    rejected(checks.ex14_backward(_my_backward('store')), 'fan-out adds')
-    rejected(checks.ex14_backward(_my_backward(order=_topological('bfs'))),
+def test_ex06_backward_accepts_the_loop_and_rejects_the_usual_mistakes():
+    accepted(checks.ex06_backward(_my_backward()))
+    accepted(checks.ex06_backward(_my_backward(order=_by_rank)))
+    rejected(checks.ex06_backward(_my_backward('store')), 'fan-out adds')
+    rejected(checks.ex06_backward(_my_backward(order=_topological('bfs'))),
              'breadth-first')
-    rejected(checks.ex14_backward(_my_backward('engine')), "engine's backward", 'y.backward()')
-    rejected(checks.ex14_backward(_my_backward('grad')), "engine's backward", 'chainer.grad')
-    rejected(checks.ex14_backward(_my_backward('set_grad')), "leave the variables' grad")
-    rejected(checks.ex14_backward(_my_backward('numerical')), 'finite difference')
-    rejected(checks.ex14_backward(_my_backward('names')), 'nodes')
-    assert checks.ex14_backward(...).status == 'todo'
+    rejected(checks.ex06_backward(_my_backward('engine')), "engine's backward", 'y.backward()')
+    rejected(checks.ex06_backward(_my_backward('grad')), "engine's backward", 'chainer.grad')
+    rejected(checks.ex06_backward(_my_backward('set_grad')), "leave the variables' grad")
+    rejected(checks.ex06_backward(_my_backward('numerical')), 'finite difference')
+    rejected(checks.ex06_backward(_my_backward('names')), 'nodes')
+    assert checks.ex06_backward(...).status == 'todo'
 
 
-def test_ex14_backward_counts_paths_twice_as_a_named_mistake():
+def test_ex06_backward_counts_paths_twice_as_a_named_mistake():
     def twice(y):
         # runs every function once per path that reaches it: gradients sent again
         grads = {y.node: Variable(np.ones_like(y.array))}
@@ -191,12 +191,12 @@ def test_ex14_backward_counts_paths_twice_as_a_named_mistake():
                 if node.creator is not None:
                     queue.append(node.creator)
         return grads
-    rejected(checks.ex14_backward(twice), 'once')
+    rejected(checks.ex06_backward(twice), 'once')
 
 
-def test_ex14_engine_order():
-    accepted(checks.ex14_engine_order(['y', 'b', 'v', 'a', 'u']))
-    assert checks.ex14_engine_order(['y', ...]).status == 'todo'
+def test_ex06_engine_order():
+    accepted(checks.ex06_engine_order(['y', 'b', 'v', 'a', 'u']))
+    assert checks.ex06_engine_order(['y', ...]).status == 'todo'
     for wrong, words in [
             (['y', 'a', 'b', 'v', 'u'], ['depth-first', 'rank']),
             (['y', 'b', 'a', 'v', 'u'], ['breadth first']),
@@ -204,7 +204,7 @@ def test_ex14_engine_order():
             (['u', 'a', 'v', 'b', 'y'], ['starts at y']),
             (['y', 'v', 'b', 'a', 'u'], ['highest rank']),
             (['y', 'b', 'v', 'a'], ['names, one per function'])]:
-        fb = checks.ex14_engine_order(wrong)
+        fb = checks.ex06_engine_order(wrong)
         rejected(fb, *words)
         no_answer_in(fb, "'b', 'v', 'a'")
 
@@ -214,7 +214,7 @@ def test_engine_order_is_the_steppers():
     assert engine_order() == ['y', 'b', 'v', 'a', 'u']
 
 
-# ---- lesson 12: relative error, find the bug, kinks -----------------------------------------
+# ---- lesson 8: relative error, find the bug, kinks -----------------------------------------
 
 def _rel_error(how='right'):
     def rel_error(a, b, tiny=1e-12):
@@ -239,27 +239,27 @@ def _rel_error(how='right'):
     return rel_error
 
 
-def test_ex12_rel_error():
-    accepted(checks.ex12_rel_error(_rel_error()))
-    assert checks.ex12_rel_error(...).status == 'todo'
+def test_ex08_rel_error():
+    accepted(checks.ex08_rel_error(_rel_error()))
+    assert checks.ex08_rel_error(...).status == 'todo'
     for how, words in [('absolute', ['absolute difference']), ('by_a', ['|a| only']),
                        ('by_sum', ['|a| + |b|']), ('global', ['element by element']),
                        ('mean', ['mean']), ('no_tiny', ['nan', 'tiny']),
                        ('no_abs', ['absolute values'])]:
-        rejected(checks.ex12_rel_error(_rel_error(how)), *words)
-    rejected(checks.ex12_rel_error(lambda a, b: [1, 2]), 'one number')
+        rejected(checks.ex08_rel_error(_rel_error(how)), *words)
+    rejected(checks.ex08_rel_error(lambda a, b: [1, 2]), 'one number')
 
 
-def test_ex12_bug_where():
-    accepted(checks.ex12_bug_where({'input': 'x', 'where': 'x < 0'}))
-    accepted(checks.ex12_bug_where({'input': 'x', 'where': 'x<0'}))
-    assert checks.ex12_bug_where({'input': ..., 'where': ...}).status == 'todo'
-    rejected(checks.ex12_bug_where({'input': 'w', 'where': 'x < 0'}), 'column')
-    rejected(checks.ex12_bug_where({'input': 'x', 'where': 'everywhere'}), 'row by row')
-    rejected(checks.ex12_bug_where({'input': 'x', 'where': 'x > 0'}), 'row by row')
-    rejected(checks.ex12_bug_where({'input': 'w', 'where': 'everywhere'}), 'column')
-    rejected(checks.ex12_bug_where({'input': 'y', 'where': 'x < 0'}), 'table')
-    rejected(checks.ex12_bug_where('x'), "'input'", "'where'")
+def test_ex08_bug_where():
+    accepted(checks.ex08_bug_where({'input': 'x', 'where': 'x < 0'}))
+    accepted(checks.ex08_bug_where({'input': 'x', 'where': 'x<0'}))
+    assert checks.ex08_bug_where({'input': ..., 'where': ...}).status == 'todo'
+    rejected(checks.ex08_bug_where({'input': 'w', 'where': 'x < 0'}), 'column')
+    rejected(checks.ex08_bug_where({'input': 'x', 'where': 'everywhere'}), 'row by row')
+    rejected(checks.ex08_bug_where({'input': 'x', 'where': 'x > 0'}), 'row by row')
+    rejected(checks.ex08_bug_where({'input': 'w', 'where': 'everywhere'}), 'column')
+    rejected(checks.ex08_bug_where({'input': 'y', 'where': 'x < 0'}), 'table')
+    rejected(checks.ex08_bug_where('x'), "'input'", "'where'")
 
 
 def _log_abs_class(how='right'):
@@ -290,50 +290,50 @@ def _log_abs_class(how='right'):
     return LogAbs
 
 
-def test_ex12_fixed():
-    accepted(checks.ex12_fixed(_log_abs_class()))
-    assert checks.ex12_fixed(...).status == 'todo'
-    rejected(checks.ex12_fixed(_log_abs_class('planted')), 'gx', 'x < 0', 'sign(x)')
-    rejected(checks.ex12_fixed(_log_abs_class('x')), 'gx', 'local derivative')
-    rejected(checks.ex12_fixed(_log_abs_class('square')), 'gx', 'local derivative')
-    rejected(checks.ex12_fixed(_log_abs_class('no_gy')), 'gx', 'gy times')
-    rejected(checks.ex12_fixed(_log_abs_class('gw_no_gy')), 'gw', 'gy times')
-    rejected(checks.ex12_fixed(_log_abs_class('swapped')), 'gx', 'local derivative')
-    rejected(checks.ex12_fixed(_log_abs_class('autodiff')), 'chainer.grad of the forward')
-    rejected(checks.ex12_fixed(object), 'FunctionNode')
+def test_ex08_fixed():
+    accepted(checks.ex08_fixed(_log_abs_class()))
+    assert checks.ex08_fixed(...).status == 'todo'
+    rejected(checks.ex08_fixed(_log_abs_class('planted')), 'gx', 'x < 0', 'sign(x)')
+    rejected(checks.ex08_fixed(_log_abs_class('x')), 'gx', 'local derivative')
+    rejected(checks.ex08_fixed(_log_abs_class('square')), 'gx', 'local derivative')
+    rejected(checks.ex08_fixed(_log_abs_class('no_gy')), 'gx', 'gy times')
+    rejected(checks.ex08_fixed(_log_abs_class('gw_no_gy')), 'gw', 'gy times')
+    rejected(checks.ex08_fixed(_log_abs_class('swapped')), 'gx', 'local derivative')
+    rejected(checks.ex08_fixed(_log_abs_class('autodiff')), 'chainer.grad of the forward')
+    rejected(checks.ex08_fixed(object), 'FunctionNode')
 
 
-def test_ex12_kink():
-    accepted(checks.ex12_kink({0.0004: 0.7, -0.0004: 0.3}))
-    assert checks.ex12_kink({0.0004: ..., -0.0004: ...}).status == 'todo'
+def test_ex08_kink():
+    accepted(checks.ex08_kink({0.0004: 0.7, -0.0004: 0.3}))
+    assert checks.ex08_kink({0.0004: ..., -0.0004: ...}).status == 'todo'
     for wrong, words in [({0.0004: 1.0, -0.0004: 0.0}, ['exact slope']),
                          ({0.0004: 0.5, -0.0004: 0.5}, ['half']),
                          ({0.0004: 1.4, -0.0004: 0.6}, ['2 eps']),
                          ({0.0004: 0.3, -0.0004: 0.7}, ['Swapped']),
                          ({0.0004: 1.0, -0.0004: 1.0}, ['relu(x - eps) is 0']),
                          ({0.0004: 0.6, -0.0004: 0.4}, ['relu(x + eps)'])]:
-        fb = checks.ex12_kink(wrong)
+        fb = checks.ex08_kink(wrong)
         rejected(fb, *words)
         no_answer_in(fb, '0.7', '0.3')
-    rejected(checks.ex12_kink({1: 0.7}), 'dict')
+    rejected(checks.ex08_kink({1: 0.7}), 'dict')
 
 
-# ---- lesson 13: the two-layer network by hand -------------------------------------------
+# ---- lesson 9: the two-layer network by hand -------------------------------------------
 
-def test_ex13_mlp_shapes():
+def test_ex09_mlp_shapes():
     right = {'gW1': (16, 64), 'gb1': (16,), 'gh': (8, 16), 'gW2': (10, 16), 'gs': (8, 10)}
-    accepted(checks.ex13_mlp_shapes(right))
-    assert checks.ex13_mlp_shapes(dict(right, gh=...)).status == 'todo'
+    accepted(checks.ex09_mlp_shapes(right))
+    assert checks.ex09_mlp_shapes(dict(right, gh=...)).status == 'todo'
     for change, words in [({'gW1': (64, 16)}, ['transposed', 'W1']),
                           ({'gW2': (16, 10)}, ['transposed', 'W2']),
                           ({'gb1': (8, 16)}, ['summed over the batch']),
                           ({'gs': (8,)}, ['scores']),
                           ({'gh': (16,)}, ['per example']),
                           ({'gh': (8, 64)}, ['shape of its variable'])]:
-        fb = checks.ex13_mlp_shapes(dict(right, **change))
+        fb = checks.ex09_mlp_shapes(dict(right, **change))
         rejected(fb, *words)
         no_answer_in(fb, '(16, 64)', '(8, 16)', '(10, 16)')
-    rejected(checks.ex13_mlp_shapes(dict(right, gb1=16)), 'comma')
+    rejected(checks.ex09_mlp_shapes(dict(right, gb1=16)), 'comma')
 
 
 def _unbroadcast(how='right'):
@@ -357,14 +357,14 @@ def _unbroadcast(how='right'):
     return unbroadcast
 
 
-def test_ex13_unbroadcast():
-    accepted(checks.ex13_unbroadcast(_unbroadcast()))
-    assert checks.ex13_unbroadcast(...).status == 'todo'
+def test_ex09_unbroadcast():
+    accepted(checks.ex09_unbroadcast(_unbroadcast()))
+    assert checks.ex09_unbroadcast(...).status == 'todo'
     for how, words in [('mean', ['mean', 'sum']), ('unchanged', ['Unchanged']),
                        ('all', ['every axis']), ('squeeze', ['keepdims']),
                        ('leading', ['stretched'])]:
-        rejected(checks.ex13_unbroadcast(_unbroadcast(how)), *words)
-    rejected(checks.ex13_unbroadcast(lambda g, shape: g.sum(axis=0)), 'keepdims')
+        rejected(checks.ex09_unbroadcast(_unbroadcast(how)), *words)
+    rejected(checks.ex09_unbroadcast(lambda g, shape: g.sum(axis=0)), 'keepdims')
 
 
 def _mlp(how='right'):
@@ -393,31 +393,31 @@ def _mlp(how='right'):
     return mlp_grads
 
 
-def test_ex13_mlp():
-    accepted(checks.ex13_mlp(_mlp()))
-    assert checks.ex13_mlp(...).status == 'todo'
-    rejected(checks.ex13_mlp(_mlp('engine')), 'NumPy', 'no F function')
-    rejected(checks.ex13_mlp(_mlp('no_mask')), 'ReLU', 'gate')
-    rejected(checks.ex13_mlp(_mlp('no_mean')), 'divided by N')
-    rejected(checks.ex13_mlp(_mlp('scores')), 'softmax')
-    rejected(checks.ex13_mlp(_mlp('transposed')), 'W1', 'shape')
-    rejected(checks.ex13_mlp(_mlp('no_sum')), 'b1', 'summed back')
+def test_ex09_mlp():
+    accepted(checks.ex09_mlp(_mlp()))
+    assert checks.ex09_mlp(...).status == 'todo'
+    rejected(checks.ex09_mlp(_mlp('engine')), 'NumPy', 'no F function')
+    rejected(checks.ex09_mlp(_mlp('no_mask')), 'ReLU', 'gate')
+    rejected(checks.ex09_mlp(_mlp('no_mean')), 'divided by N')
+    rejected(checks.ex09_mlp(_mlp('scores')), 'softmax')
+    rejected(checks.ex09_mlp(_mlp('transposed')), 'W1', 'shape')
+    rejected(checks.ex09_mlp(_mlp('no_sum')), 'b1', 'summed back')
 
 
-def test_ex13_mlp_rejects_the_librarys_function_nodes():
+def test_ex09_mlp_rejects_the_librarys_function_nodes():
     from autograd_lab.functions.connection import LinearFunction
 
     def with_library(x, t, W1, b1, W2, b2):
         grads = _mlp()(x, t, W1, b1, W2, b2)
         LinearFunction().apply((x, W1, b1))   # "just to check"
         return grads
-    rejected(checks.ex13_mlp(with_library), 'no library FunctionNode')
+    rejected(checks.ex09_mlp(with_library), 'no library FunctionNode')
 
 
 # ---- the lessons' own code: what the text says is what happens ---------------------------
 
-def test_lesson_14_orders_and_gradients():
-    ns = run_lesson('14_write_backward')
+def test_lesson_6_orders_and_gradients():
+    ns = run_lesson('06_write_backward')
     x, y = ns['example']()
     mine = [f.label for f in ns['reverse_topological'](y)]
     assert mine == ['_ + _', 'sin', '_ ** 2', '_ + 1', '_ * 2']   # sin second
@@ -428,8 +428,8 @@ def test_lesson_14_orders_and_gradients():
     assert np.isclose(float(x.grad), ns['dy_dx'][0.5])
 
 
-def test_lesson_12_find_the_bug_tells_what_the_text_says():
-    ns = run_lesson('12_custom_function_node', upto='error_table(FixedLogAbs)')
+def test_lesson_8_find_the_bug_tells_what_the_text_says():
+    ns = run_lesson('08_custom_function_node', upto='error_table(FixedLogAbs)')
     rel, grads_both_ways = ns['rel_error'], ns['grads_both_ways']
     rng = np.random.default_rng(0)
     for sign, x_wrong in ((1.0, False), (-1.0, True)):
@@ -454,14 +454,14 @@ def test_lesson_12_find_the_bug_tells_what_the_text_says():
     assert any(results) and not all(results)
 
 
-def test_lesson_12_kink_values():
-    ns = run_lesson('12_custom_function_node', upto='NondifferentiableError')
+def test_lesson_8_kink_values():
+    ns = run_lesson('08_custom_function_node', upto='NondifferentiableError')
     assert np.allclose(ns['numerical'], [0.7, 0.3])
     assert list(ns['xv'].grad) == [1.0, 0.0]
 
 
-def test_lesson_13_mlp_is_clear_of_the_kink_and_equal_to_the_engine():
-    ns = run_lesson('13_matrix_backward', upto="print(f'{name:4}")
+def test_lesson_9_mlp_is_clear_of_the_kink_and_equal_to_the_engine():
+    ns = run_lesson('09_matrix_backward', upto="print(f'{name:4}")
     params, X8 = ns['params'], ns['X8']
     h = X8 @ params['W1'].T + params['b1']
     # numerical_grad moves one entry of W1 or b1 by eps = 1e-3; x <= 1, so h moves by at

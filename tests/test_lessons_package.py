@@ -25,6 +25,7 @@ from nbclient import NotebookClient
 
 import autograd_lab_lessons
 from autograd_lab_lessons import FIRST_LESSON, checks, cli
+from autograd_lab_lessons.path import APPENDIX, MAIN_PATH
 from without_modules import run_without
 
 REPO = Path(__file__).resolve().parent.parent
@@ -49,8 +50,10 @@ def test_the_package_is_the_lessons_folder():
     assert Path(autograd_lab_lessons.__file__).parent == REPO / 'lessons'
     assert Path(checks.__file__) == REPO / 'lessons' / 'checks' / '__init__.py'
     names = [nb.name for nb in autograd_lab_lessons.lessons()]
-    assert names == sorted(p.name for p in (REPO / 'lessons').glob('[0-9][0-9]_*.ipynb'))
-    assert names[0] == FIRST_LESSON and len(names) == 14
+    # the course's order: the main path, then the appendix (lessons/path.py)
+    assert names == [f'{stem}.ipynb' for stem in MAIN_PATH + APPENDIX]
+    assert sorted(names) == sorted(p.name for p in (REPO / 'lessons').glob('[0-9A][0-9]_*.ipynb'))
+    assert names[0] == FIRST_LESSON and names[-1].startswith('A')
     assert [nb.name for nb in autograd_lab_lessons.lessons(solutions=True)] == names
 
 

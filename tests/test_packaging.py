@@ -41,8 +41,9 @@ NOT_ENGINE = ('test_widget_*.py', 'test_stepping_*.py', 'test_lesson*.py', 'test
               'test_packaging.py', 'test_style.py', 'test_saved_notebook.py',
               'test_clean_exit.py', 'test_marimo_lesson.py', 'test_lowered_dispatch.py',
               'test_shipped_notebooks.py')
-# The lesson notebooks of this checkout: what the wheel must carry and the command copy.
-LESSONS = sorted(p.name for p in (REPO / 'lessons').glob('[0-9][0-9]_*.ipynb'))
+# The lesson notebooks of this checkout (the main path's 01_..., the appendix's A1_...): what
+# the wheel must carry and the command copy, in the course's order (sorted is that order).
+LESSONS = sorted(p.name for p in (REPO / 'lessons').glob('[0-9A][0-9]_*.ipynb'))
 
 
 def run(command: list, **kwargs) -> subprocess.CompletedProcess:
@@ -177,7 +178,7 @@ import sys
 from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
-for path in sorted(Path(sys.argv[1]).glob('[0-9][0-9]_*.ipynb')):
+for path in sorted(Path(sys.argv[1]).glob('[0-9A][0-9]_*.ipynb')):
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=300, kernel_name='python3',
                    resources={'metadata': {'path': str(path.parent)}}).execute()
@@ -196,7 +197,7 @@ def test_command_copies_lessons_that_run_in_the_clean_venv(notebook_venv, tmp_pa
     done = run([notebook_venv, '-c', RUN_LESSONS, folder], cwd=tmp_path,
                env={**os.environ, **env_dirs})
     ran = re.findall(r'^ran (\S+)$', done.stdout, re.M)
-    assert ran == sorted(p.name for p in folder.glob('[0-9][0-9]_*.ipynb'))
+    assert ran == sorted(p.name for p in folder.glob('[0-9A][0-9]_*.ipynb'))
     assert ran == LESSONS
 
 

@@ -6,7 +6,7 @@ returns a :class:`Feedback`: correct, wrong (which value is off, and a hint
 aimed at the usual mistake), or "not done yet" while the cell still holds the
 ``...`` placeholder.  A notebook therefore always runs top to bottom.
 
-Checkers that take code meant to run on any device (lessons 11 to 13) try it on
+Checkers that take code meant to run on any device (lessons 8, 9 and A4) try it on
 the CPU and on the GPU: a real one where CuPy has one, else the stand-in of
 :mod:`autograd_lab.testing.fake_gpu`, as strict as CuPy, so code that only works
 with NumPy arrays is caught on every laptop.  Where a backward is written by hand,
@@ -36,10 +36,12 @@ after ``checks.STRICT = True``, anything but a correct answer raises
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
-# One module per lesson topic; the notebooks call every checker as checks.exNN_...
+# One module per lesson topic, in the course's order; the notebooks call every checker
+# as checks.exNN_... (the appendix's as checks.exAN_...)
 from .derivatives import ex01_accumulate, ex01_cubic, ex01_central_difference
 from .chain_rule import (
     neuron_by_hand, ex02_forward, ex02_dz, ex02_input_grads, ex02_view_predictions,
@@ -49,22 +51,24 @@ from .chain_rule import (
 from .retain_grad import ex03_released, ex03_h_grad
 from .non_scalar import ex04_sum_sin, ex04_weighted
 from .backward_order import ex05_ranks, ex05_accumulated, ex05_run_to, DIAMOND_VIEW_X
-from .higher_order import ex06_no_double, ex06_tanh, ex06_hvp, ex06_newton
+from .write_backward import ex06_order, ex06_predict, ex06_backward, ex06_engine_order
+from .higher_order import ex07_no_double, ex07_tanh, ex07_hvp, ex07_newton
+from .function_node import ex08_slope, ex08_forward, ex08_backward
+from .gradient_checking import ex08_rel_error, ex08_bug_where, ex08_fixed, ex08_kink
+from .matrix_backward import (
+    ex09_shapes, ex09_linear, ex09_softmax_ce, ex09_count, LINEAR_SHAPES, COUNT,
+)
+from .two_layer import ex09_mlp_shapes, ex09_unbroadcast, ex09_mlp, MLP
+from .training import ex10_lr_ranking, ex10_train_step, LEARNING_RATES, LR_RANKING
 from .cutting_graph import (
-    ex07_predict, rnn_grad, ex07_truncated, ex07_vanishing, ex07_clip_step, RNN_XS, RNN_TARGETS,
+    ex11_predict, rnn_grad, ex11_truncated, ex11_vanishing, ex11_clip_step, RNN_XS, RNN_TARGETS,
     UNCHAIN_X,
 )
-from .no_backprop import ex08_recorded, ex08_predict
-from .training import ex09_param_count, ex09_train_step, ex09_lr_ranking, LEARNING_RATES, LR_RANKING
-from .mixed_precision import ex10_zero_in_float16, ex10_unscaled, ex10_max_scale, FLOAT16_CANDIDATES
-from .devices import ex11_stays_on_gpu, ex11_one_hot, ex11_to_numpy, GENERIC_LINES
-from .function_node import ex12_slope, ex12_forward, ex12_backward
-from .matrix_backward import (
-    ex13_shapes, ex13_linear, ex13_softmax_ce, ex13_count, LINEAR_SHAPES, COUNT,
-)
-from .gradient_checking import ex12_rel_error, ex12_bug_where, ex12_fixed, ex12_kink
-from .two_layer import ex13_mlp_shapes, ex13_unbroadcast, ex13_mlp, MLP
-from .write_backward import ex14_order, ex14_predict, ex14_backward, ex14_engine_order
+# the appendix
+from .no_backprop import exA1_recorded, exA1_predict
+from .links import exA2_param_count
+from .mixed_precision import exA3_zero_in_float16, exA3_unscaled, exA3_max_scale, FLOAT16_CANDIDATES
+from .devices import exA4_stays_on_gpu, exA4_one_hot, exA4_to_numpy, GENERIC_LINES
 from .feedback import Feedback, show_answer
 
 #: True while nbgrader validates or autogrades (it sets NBGRADER_EXECUTION).
@@ -110,43 +114,43 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
     'ex05_accumulated',
     'ex05_ranks',
     'ex05_run_to',
-    'ex06_hvp',
-    'ex06_newton',
-    'ex06_no_double',
-    'ex06_tanh',
-    'ex07_clip_step',
-    'ex07_predict',
-    'ex07_truncated',
-    'ex07_vanishing',
-    'ex08_predict',
-    'ex08_recorded',
-    'ex09_lr_ranking',
-    'ex09_param_count',
-    'ex09_train_step',
-    'ex10_max_scale',
-    'ex10_unscaled',
-    'ex10_zero_in_float16',
-    'ex11_one_hot',
-    'ex11_stays_on_gpu',
-    'ex11_to_numpy',
-    'ex12_backward',
-    'ex12_bug_where',
-    'ex12_fixed',
-    'ex12_forward',
-    'ex12_kink',
-    'ex12_rel_error',
-    'ex12_slope',
-    'ex13_count',
-    'ex13_linear',
-    'ex13_mlp',
-    'ex13_mlp_shapes',
-    'ex13_shapes',
-    'ex13_softmax_ce',
-    'ex13_unbroadcast',
-    'ex14_backward',
-    'ex14_engine_order',
-    'ex14_order',
-    'ex14_predict',
+    'ex06_backward',
+    'ex06_engine_order',
+    'ex06_order',
+    'ex06_predict',
+    'ex07_hvp',
+    'ex07_newton',
+    'ex07_no_double',
+    'ex07_tanh',
+    'ex08_backward',
+    'ex08_bug_where',
+    'ex08_fixed',
+    'ex08_forward',
+    'ex08_kink',
+    'ex08_rel_error',
+    'ex08_slope',
+    'ex09_count',
+    'ex09_linear',
+    'ex09_mlp',
+    'ex09_mlp_shapes',
+    'ex09_shapes',
+    'ex09_softmax_ce',
+    'ex09_unbroadcast',
+    'ex10_lr_ranking',
+    'ex10_train_step',
+    'ex11_clip_step',
+    'ex11_predict',
+    'ex11_truncated',
+    'ex11_vanishing',
+    'exA1_predict',
+    'exA1_recorded',
+    'exA2_param_count',
+    'exA3_max_scale',
+    'exA3_unscaled',
+    'exA3_zero_in_float16',
+    'exA4_one_hot',
+    'exA4_stays_on_gpu',
+    'exA4_to_numpy',
     'gates_by_hand',
     'neuron_by_hand',
     'rnn_grad',
@@ -156,5 +160,5 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
 #: Every checker, for tests and for instructors who grade outside the notebooks.
 ALL: dict[str, Callable[[Any], Feedback]] = {
     name: value for name, value in sorted(globals().items())
-    if name.startswith('ex') and name[2:4].isdigit() and callable(value)
+    if re.match(r'ex(\d\d|A\d)_', name) and callable(value)
 }

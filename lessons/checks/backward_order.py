@@ -8,6 +8,7 @@ import numpy as np
 
 
 from .feedback import (
+    _dict_answer,
     _checker,
     _as_array,
     _close,
@@ -29,14 +30,10 @@ DIAMOND_VIEW_X = 0.25
                 "{'mul': 0, 'exp': 1, 'sin': 1, 'add': 2}"))
 def ex05_ranks(ranks: Any) -> Feedback:
     """Predicted function ranks of h = 2x, p = exp(h), q = sin(h), y = p + q."""
-    if ranks is ...:
-        _todo('ex05_ranks', 'your predicted rank of each function (whole numbers)')
     want = {'mul': 0, 'exp': 1, 'sin': 1, 'add': 2}
-    if not isinstance(ranks, dict) or set(ranks) != set(want):
-        return _wrong('ex05_ranks', f'give a dict with the keys {sorted(want)}.',
-                      'One entry per function of the graph.')
-    if any(v is ... for v in ranks.values()):
-        return _todo('ex05_ranks', 'every rank')
+    ranks = _dict_answer('ex05_ranks', ranks, want,
+                         todo='your predicted rank of each function (whole numbers)',
+                         unfinished='every rank', hint='One entry per function of the graph.')
     if ranks == {'mul': 2, 'exp': 1, 'sin': 1, 'add': 0}:
         return _wrong('ex05_ranks', 'you counted from the output.',
                       'Ranks count from the inputs: a leaf has rank 0 and a function has the '

@@ -1,4 +1,4 @@
-"""Lesson 11, devices: device-generic code."""
+"""Lesson A4, devices: device-generic code."""
 
 from __future__ import annotations
 
@@ -34,15 +34,15 @@ GENERIC_LINES = {
 
 @_checker(answer=lambda: (
                 "{'A', 'C'}"))
-def ex11_stays_on_gpu(names: Any) -> Feedback:
+def exA4_stays_on_gpu(names: Any) -> Feedback:
     """Predicted: which of the lines A-D give a GPU array when ``a`` is a CuPy array."""
-    got = _names('ex11_stays_on_gpu', names, "{'A'}")
+    got = _names('exA4_stays_on_gpu', names, "{'A'}")
     if not got <= set(GENERIC_LINES):
-        return _wrong('ex11_stays_on_gpu', f'pick among {sorted(GENERIC_LINES)}.',
+        return _wrong('exA4_stays_on_gpu', f'pick among {sorted(GENERIC_LINES)}.',
                       'Give the letters of the lines.')
     want = {'A', 'C'}
     if got == want:
-        return _ok('ex11_stays_on_gpu', 'right: NumPy functions hand CuPy arrays on to CuPy, '
+        return _ok('exA4_stays_on_gpu', 'right: NumPy functions hand CuPy arrays on to CuPy, '
                    'but arrays made by np.* live on the CPU, and CuPy never mixes or converts '
                    'silently.')
     hints = []
@@ -57,16 +57,16 @@ def ex11_stays_on_gpu(names: Any) -> Feedback:
     if 'D' in got:
         hints.append('D: np.asarray would copy the data to the CPU, and CuPy refuses '
                      'implicit copies (TypeError); a copy must be asked for by name.')
-    return _wrong('ex11_stays_on_gpu', f'you said {sorted(got)}.', ' '.join(hints))
+    return _wrong('exA4_stays_on_gpu', f'you said {sorted(got)}.', ' '.join(hints))
 
 
 @_checker(gpu=True, answer=lambda: (
                 'xp = backend.get_array_module(t); return xp.eye(n)[t]'))
-def ex11_one_hot(one_hot: Any) -> Feedback:
+def exA4_one_hot(one_hot: Any) -> Feedback:
     """one_hot(t, n): an array (len(t), n) with 1 at [i, t[i]], on t's device; tried with
     two label vectors whose one-hots differ from those of t + 1, from the identity and
     from the transpose."""
-    exercise = 'ex11_one_hot'
+    exercise = 'exA4_one_hot'
     tries = [(np.array([2, 0, 2, 1], dtype=np.int32), 3),
              (np.array([1, 3, 0], dtype=np.int32), 4)]
     for t_host, n in tries:
@@ -103,9 +103,9 @@ def ex11_one_hot(one_hot: Any) -> Feedback:
 
 @_checker(gpu=True, answer=lambda: (
                 'return backend.CpuDevice().send(v.array)'))
-def ex11_to_numpy(to_numpy: Any) -> Feedback:
+def exA4_to_numpy(to_numpy: Any) -> Feedback:
     """to_numpy(v) -> a NumPy array with v's values, from a Variable on any device."""
-    exercise = 'ex11_to_numpy'
+    exercise = 'exA4_to_numpy'
     host = np.array([1.0, 2.0, 3.0], np.float32)
     for device in _devices():
         v = Variable(device.send(host))

@@ -123,7 +123,7 @@ def _remember(exercise: str, expected: str) -> None:
 
 
 def show_answer(exercise: str) -> None:
-    """Print the full answer of an exercise (its checker's name, e.g. ``'ex13_shapes'``):
+    """Print the full answer of an exercise (its checker's name, e.g. ``'ex09_shapes'``):
     the hints name the mistake, this gives the answer away, so only when asked for.
 
     >>> show_answer('ex01_cubic')
@@ -252,16 +252,48 @@ def _compare_named(exercise: str, answer: Any, expected: Mapping[str, float], hi
     return _ok(exercise, 'all right: ' + ', '.join(f'{k} = {got[k]:.6g}' for k in expected))
 
 
+def _listed(keys: Iterable[Any]) -> str:
+    """``'a', 'b' and 'c'``: keys named in a message."""
+    names = [repr(k) for k in keys]
+    return names[0] if len(names) == 1 else ', '.join(names[:-1]) + ' and ' + names[-1]
+
+
+def _dict_answer(exercise: str, answer: Any, keys: Iterable[Any], *, todo: str, hint: str,
+                 unfinished: str | None = None, key: Callable[[Any], Any] = lambda k: k,
+                 at: str = '') -> dict[Any, Any]:
+    """The opening of every checker whose answer is a dict: the answer, its keys made
+    comparable with ``key`` (``str``, ``float``), once it has exactly ``keys``.
+
+    Stops the check as *not done yet* (``todo``) while the answer is the ``...``
+    placeholder, and (``unfinished``) while any of its values still is, if given; as
+    wrong (``hint``) when it is not a dict with exactly those keys.
+
+    >>> _dict_answer('ex', {'x': 1, 'a': 2}, ['x', 'a'], todo='both', hint='')
+    {'x': 1, 'a': 2}
+    """
+    wanted = list(keys)
+    if answer is ...:
+        _todo(exercise, todo)
+    if (unfinished is not None and isinstance(answer, Mapping)
+            and any(value is ... for value in answer.values())):
+        _todo(exercise, unfinished)
+    try:
+        got = {key(k): v for k, v in answer.items()} if isinstance(answer, Mapping) else None
+    except (TypeError, ValueError):
+        got = None
+    if got is None or len(got) != len(answer) or set(got) != set(wanted):
+        _wrong(exercise, f'give a dict with exactly the keys {_listed(wanted)}{at}.', hint)
+    return got
+
+
 def _numbers(exercise: str, answer: Any, keys: list[str], hint: str, *,
              at: str = '') -> dict[str, float]:
     """A dict answer with exactly ``keys`` (compared as text), as one float per key; stops
     the check if it is unfinished or not such a dict."""
-    listed = ', '.join(repr(k) for k in keys)
-    if answer is ...:
-        _todo(exercise, f'a dict with the keys {listed}')
-    if not isinstance(answer, Mapping) or {str(k) for k in answer} != set(keys):
-        _wrong(exercise, f'give a dict with exactly the keys {listed}{at}.',
-               'One entry per name: {' + ', '.join(f'{k!r}: ...' for k in keys) + '}.')
+    answer = _dict_answer(exercise, answer, keys, key=str, at=at,
+                          todo=f'a dict with the keys {_listed(keys)}',
+                          hint='One entry per name: {'
+                          + ', '.join(f'{k!r}: ...' for k in keys) + '}.')
     got: dict[str, float] = {}
     for key, value in answer.items():
         if value is ...:

@@ -1,4 +1,4 @@
-"""Checkers of lesson 12's gradient-checking part: the relative error, finding a planted
+"""Checkers of lesson 8's gradient-checking part: the relative error, finding a planted
 bug, fixing it, and what a central difference says next to a kink.
 
 The relative error is tried on pairs chosen so that each usual variant of the formula
@@ -17,7 +17,7 @@ import numpy as np
 import autograd_lab as chainer
 from autograd_lab import Variable, events, gradient_check
 
-from .feedback import Feedback, _call, _checker, _ok, _todo, _wrong
+from .feedback import Feedback, _call, _checker, _ok, _todo, _wrong, _dict_answer
 
 TINY = 1e-12
 
@@ -76,9 +76,9 @@ def _value(got: Any) -> float | None:
 @_checker(answer=lambda: (
     'float(np.max(np.abs(a - b) / np.maximum(np.maximum(np.abs(a), np.abs(b)), '
     'tiny)))'))
-def ex12_rel_error(func: Any) -> Feedback:
+def ex08_rel_error(func: Any) -> Feedback:
     """``rel_error(a, b, tiny=1e-12)`` on pairs where its usual variants differ."""
-    exercise = 'ex12_rel_error'
+    exercise = 'ex08_rel_error'
     got = []
     for a, b in REL_ERROR_CASES:
         result = _call(exercise, func, a.copy(), b.copy())
@@ -114,15 +114,12 @@ _WHERE = {'x<0': 'x < 0', 'negative': 'x < 0', 'x>0': 'x > 0', 'positive': 'x > 
 
 
 @_checker(answer=lambda: "{'input': 'x', 'where': 'x < 0'}")
-def ex12_bug_where(bug: Any) -> Feedback:
+def ex08_bug_where(bug: Any) -> Feedback:
     """Which input's gradient of the planted LogAbs is wrong, and for which sign of x."""
-    exercise = 'ex12_bug_where'
-    if bug is ... or (isinstance(bug, Mapping) and ... in bug.values()):
-        return _todo(exercise, "the input ('x' or 'w') and where ('x > 0', 'x < 0' or "
-                     "'everywhere')")
-    if not isinstance(bug, Mapping) or set(bug) != {'input', 'where'}:
-        return _wrong(exercise, "give a dict with the keys 'input' and 'where'.",
-                      "E.g. {'input': 'w', 'where': 'everywhere'}.")
+    exercise = 'ex08_bug_where'
+    todo = "the input ('x' or 'w') and where ('x > 0', 'x < 0' or 'everywhere')"
+    bug = _dict_answer(exercise, bug, ('input', 'where'), todo=todo, unfinished=todo,
+                       hint="E.g. {'input': 'w', 'where': 'everywhere'}.")
     what = str(bug['input']).strip()
     where = _WHERE.get(str(bug['where']).replace(' ', '').lower())
     if what not in ('x', 'w') or where is None:
@@ -161,11 +158,11 @@ def _expected(x: np.ndarray, w: np.ndarray, gy: np.ndarray) -> tuple:
 
 @_checker(answer=lambda: (
     'gx = gy * w * F.sign(x) / (1 + F.absolute(x)); gw = gy * F.log1p(F.absolute(x))'))
-def ex12_fixed(node_class: Any) -> Feedback:
+def ex08_fixed(node_class: Any) -> Feedback:
     """``FixedLogAbs``: y = w log(1 + |x|) with a right backward, checked at points of
     both signs of x (kept 0.5 away from the kink at 0) with gradient_check and against
     the closed form, for each input on its own."""
-    exercise = 'ex12_fixed'
+    exercise = 'ex08_fixed'
     if node_class is ...:
         return _todo(exercise, 'your class')
     if not (isinstance(node_class, type) and issubclass(node_class, chainer.FunctionNode)):
@@ -202,7 +199,7 @@ def ex12_fixed(node_class: Any) -> Feedback:
     return _ok(exercise, 'right for x of both signs, for both inputs.')
 
 
-#: exercise 12.6: relu's central difference with eps = 1e-3 at 0.0004 and -0.0004
+#: exercise 8.6: relu's central difference with eps = 1e-3 at 0.0004 and -0.0004
 KINK_EPS = 1e-3
 KINK_AT = (0.0004, -0.0004)
 
@@ -213,17 +210,15 @@ def _central_relu(x: float, eps: float = KINK_EPS) -> float:
 
 @_checker(answer=lambda: (
     '{0.0004: (0.0014 - 0) / 0.002 = 0.7, -0.0004: (0.0006 - 0) / 0.002 = 0.3}'))
-def ex12_kink(numeric: Any) -> Feedback:
+def ex08_kink(numeric: Any) -> Feedback:
     """The predicted central differences of relu next to its kink."""
-    exercise = 'ex12_kink'
-    if numeric is ... or (isinstance(numeric, Mapping) and ... in numeric.values()):
-        return _todo(exercise, 'a number for each point')
+    exercise = 'ex08_kink'
+    numeric = _dict_answer(exercise, numeric, KINK_AT, key=float,
+                           todo='a number for each point', unfinished='a number for each point',
+                           hint='A dict: one number per point, {0.0004: ..., -0.0004: ...}.')
     try:
-        got = {float(k): float(v) for k, v in numeric.items()}
-    except (AttributeError, TypeError, ValueError):
-        return _wrong(exercise, 'give a dict {0.0004: ..., -0.0004: ...} of numbers.',
-                      'A dict: one number per point.')
-    if set(got) != set(KINK_AT):
+        got = {x: float(v) for x, v in numeric.items()}
+    except (TypeError, ValueError):
         return _wrong(exercise, 'give a dict {0.0004: ..., -0.0004: ...} of numbers.',
                       'A dict: one number per point.')
     want = {x: _central_relu(x) for x in KINK_AT}

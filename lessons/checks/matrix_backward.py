@@ -1,8 +1,8 @@
-"""Lesson 13, a matrix backward: shapes, linear, softmax cross entropy, counting."""
+"""Lesson 9, a matrix backward: shapes, linear, softmax cross entropy, counting."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -16,6 +16,7 @@ from .hand_backward import (
     _NOT_A_TUPLE, _gradient_checks, _is_node_class, _library_nodes, _watch_backward,
 )
 from .feedback import (
+    _dict_answer,
     _checker,
     _as_array,
     _call,
@@ -23,7 +24,6 @@ from .feedback import (
     _compare_named,
     _devices,
     _ok,
-    _todo,
     _tried_where,
     _where,
     _wrong,
@@ -31,7 +31,7 @@ from .feedback import (
 )
 
 
-#: The shapes of lesson 13: a batch of N rows, n_in features in, n_out out.
+#: The shapes of lesson 9: a batch of N rows, n_in features in, n_out out.
 LINEAR_SHAPES = {'N': 4, 'n_in': 3, 'n_out': 2}
 
 
@@ -57,17 +57,13 @@ def _shape_slip(name: str, got: tuple[int, ...], want: tuple[int, ...]) -> str:
 
 
 @_checker(answer=lambda: str(_linear_shapes()))
-def ex13_shapes(shapes: Any) -> Feedback:
+def ex09_shapes(shapes: Any) -> Feedback:
     """Predicted shapes of gx, gW, gb for y = x W^T + b, x (4, 3), W (2, 3), b (2,)."""
-    exercise = 'ex13_shapes'
+    exercise = 'ex09_shapes'
     want = _linear_shapes()
-    if shapes is ...:
-        _todo(exercise, "a dict {'gx': (..), 'gW': (..), 'gb': (..)}")
-    if not isinstance(shapes, Mapping) or set(shapes) != set(want):
-        _wrong(exercise, "give a dict with the keys 'gx', 'gW' and 'gb'.",
-               'One shape (a tuple) per gradient.')
-    if any(v is ... for v in shapes.values()):
-        _todo(exercise, 'every shape')
+    shapes = _dict_answer(exercise, shapes, want,
+                          todo="a dict {'gx': (..), 'gW': (..), 'gb': (..)}",
+                          unfinished='every shape', hint='One shape (a tuple) per gradient.')
     try:
         got = {k: tuple(int(d) for d in (v if isinstance(v, Iterable) else (v,)))
                for k, v in shapes.items()}
@@ -105,9 +101,9 @@ _GRAD_SHAPE_HINTS = [
 @_checker(gpu=True, answer=lambda: (
                 'gx = F.matmul(gy, W); gW = F.matmul(gy, x, transa=True); gb = '
                 'F.sum(gy, axis=0); return gx, gW, gb'))
-def ex13_linear(node_class: Any) -> Feedback:
+def ex09_linear(node_class: Any) -> Feedback:
     """LinearFunction: y = x W^T + b and its backward gx = gy W, gW = gy^T x, gb = sum gy."""
-    exercise = 'ex13_linear'
+    exercise = 'ex09_linear'
     _is_node_class(exercise, node_class, 'LinearFunction')
     x_h, w_h, b_h, gy_h = _linear_problem()
     want = {'gx': gy_h @ w_h, 'gW': gy_h.T @ x_h, 'gb': gy_h.sum(axis=0)}
@@ -157,7 +153,7 @@ def ex13_linear(node_class: Any) -> Feedback:
 
 
 _MIXED = (TypeError, 'mixed', 'The one-hot must be on the same device as x: make it with '
-          'xp = backend.get_array_module(...) (lesson 11), not np.')
+          'xp = backend.get_array_module(...) (as in lesson 8\'s forward), not np.')
 
 
 def _softmax_problem() -> tuple[np.ndarray, np.ndarray]:
@@ -170,9 +166,9 @@ def _softmax_problem() -> tuple[np.ndarray, np.ndarray]:
 @_checker(gpu=True, answer=lambda: (
                 'onehot = xp.eye(x.shape[1], dtype=x.dtype)[t.array]; gx = '
                 '(F.softmax(x) - onehot) * gloss / len(t); return gx, None'))
-def ex13_softmax_ce(node_class: Any) -> Feedback:
+def ex09_softmax_ce(node_class: Any) -> Feedback:
     """SoftmaxCrossEntropy: the mean of -log softmax(x)[i, t[i]], and gx = (p - onehot) / N."""
-    exercise = 'ex13_softmax_ce'
+    exercise = 'ex09_softmax_ce'
     _is_node_class(exercise, node_class, 'SoftmaxCrossEntropy')
     x_h, t_h = _softmax_problem()
     n = len(t_h)
@@ -225,18 +221,18 @@ def ex13_softmax_ce(node_class: Any) -> Feedback:
     return _ok(exercise, 'loss, gradient and check_backward are right' + _tried_where() + '.')
 
 
-#: Lesson 13's operation count: D layers of m x m Jacobians and a scalar at the end.
+#: Lesson 9's operation count: D layers of m x m Jacobians and a scalar at the end.
 COUNT = {'m': 100, 'D': 3}
 
 
 @_checker
-def ex13_count(counts: Any) -> Feedback:
+def ex09_count(counts: Any) -> Feedback:
     """Predicted multiply-adds for dL/dx through D m-by-m layers: reverse and forward mode."""
     m, depth = COUNT['m'], COUNT['D']
     reverse = depth * m * m               # D vector-matrix products, from the 1 x m row
     forward = depth * m * m * m + m * m   # m directions through D layers, then c^T times it
     return _compare_named(
-        'ex13_count', counts, {'reverse': reverse, 'forward': forward},
+        'ex09_count', counts, {'reverse': reverse, 'forward': forward},
         'Count each product with p*q*r for (p x q) @ (q x r), and add up every product each '
         'order makes.',
         mistakes=[({'reverse': forward, 'forward': reverse}, 'It is the other way round: '

@@ -1,4 +1,4 @@
-"""Lesson 10, mixed precision: float16 underflow and loss scaling."""
+"""Lesson A3, mixed precision: float16 underflow and loss scaling."""
 
 from __future__ import annotations
 
@@ -27,9 +27,9 @@ FLOAT16_CANDIDATES = (1e-9, 2e-8, 4e-8, 1e-6)
 
 @_checker(answer=lambda: (
                 '{1e-09, 2e-08}: below half the smallest float16 subnormal'))
-def ex10_zero_in_float16(values: Any) -> Feedback:
+def exA3_zero_in_float16(values: Any) -> Feedback:
     """Predicted: which of 1e-9, 2e-8, 4e-8, 1e-6 become exactly 0 in float16."""
-    exercise = 'ex10_zero_in_float16'
+    exercise = 'exA3_zero_in_float16'
     if values is ...:
         return _todo(exercise, 'a set of the values that become 0, e.g. {1e-9}')
     try:
@@ -60,7 +60,7 @@ def ex10_zero_in_float16(values: Any) -> Feedback:
     return _wrong(exercise, f'you said {sorted(got)}.', hint)
 
 
-#: The loss scales exercise 10.2's function is tried with: at 1024 the scaled gradient,
+#: The loss scales exercise A3.2's function is tried with: at 1024 the scaled gradient,
 #: 1.02e-5, is a float16 subnormal; at 8192, 8.2e-5, a normal number.
 LOSS_SCALES = (8192, 1024)
 
@@ -68,10 +68,10 @@ LOSS_SCALES = (8192, 1024)
 @_checker(answer=lambda: 'x = Variable(np.ones(3, dtype=np.float16)); loss = 1e-4 * '
           'F.sum(x * 1e-4); loss.backward(loss_scale=scale); return '
           'x.grad.astype(np.float32) / scale  (about 1e-8 each)')
-def ex10_unscaled(true_grad: Any) -> Feedback:
+def exA3_unscaled(true_grad: Any) -> Feedback:
     """true_grad(scale): the float16 gradient of loss = 1e-4 * sum(x * 1e-4) at x = ones(3),
     by backward(loss_scale=scale), unscaled; tried at two scales, watched through events."""
-    exercise = 'ex10_unscaled'
+    exercise = 'exA3_unscaled'
     want = np.full(3, 1e-8)
     for scale in LOSS_SCALES:
         with events.recording() as log:
@@ -108,11 +108,11 @@ def ex10_unscaled(true_grad: Any) -> Feedback:
 
 
 @_checker
-def ex10_max_scale(scale: Any) -> Feedback:
+def exA3_max_scale(scale: Any) -> Feedback:
     """The largest power of two S such that a gradient of 3.0 times S stays finite in float16."""
     largest = float(np.finfo(np.float16).max)
     want = 2.0 ** np.floor(np.log2(largest / 3.0))
-    return _compare('ex10_max_scale', 'S', scale, want,
+    return _compare('exA3_max_scale', 'S', scale, want,
                     'float16 tops out at 65504: 3 * S must stay at or below that.',
                     mistakes=[(want * 2, f'3 * {want * 2:g} = {3 * want * 2:g} is above '
                                '65504: it overflows to inf.'),

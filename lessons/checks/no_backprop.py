@@ -1,4 +1,4 @@
-"""Lesson 8, no_backprop_mode and force_backprop_mode: what is recorded."""
+"""Lesson A1, no_backprop_mode and force_backprop_mode: what is recorded."""
 
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ from .feedback import (
 
 @_checker(answer=lambda: (
                 "{'y1', 'y3', 'y4'}"))
-def ex08_recorded(names: Any) -> Feedback:
+def exA1_recorded(names: Any) -> Feedback:
     """Predicted: which of y1..y4 in the lesson's snippet have a creator."""
-    got = _names('ex08_recorded', names, "{'y1'}")
+    got = _names('exA1_recorded', names, "{'y1'}")
     x = Variable(np.array([1.0, 2.0]))
     y1 = x * 2
     with chainer.no_backprop_mode():
@@ -36,11 +36,11 @@ def ex08_recorded(names: Any) -> Feedback:
     want = {n for n, v in (('y1', y1), ('y2', y2), ('y3', y3), ('y4', y4))
             if v.creator is not None}
     if not got <= {'y1', 'y2', 'y3', 'y4'}:
-        _wrong('ex08_recorded', f'{sorted(got - {"y1", "y2", "y3", "y4"})}: not one of the '
+        _wrong('exA1_recorded', f'{sorted(got - {"y1", "y2", "y3", "y4"})}: not one of the '
                'outputs.', 'Pick among y1, y2, y3 and y4 (x is a variable you made: it never '
                'has a creator).')
     if got == want:
-        return _ok('ex08_recorded', f'{sorted(want)} were recorded.')
+        return _ok('exA1_recorded', f'{sorted(want)} were recorded.')
     hints = []
     if 'y2' in got:
         hints.append('y2 was computed inside no_backprop_mode: nothing is recorded there.')
@@ -51,30 +51,30 @@ def ex08_recorded(names: Any) -> Feedback:
                      'is a leaf).')
     if 'y1' not in got:
         hints.append('y1 is ordinary code: recorded.')
-    return _wrong('ex08_recorded', f'you said {sorted(got)}.', ' '.join(hints))
+    return _wrong('exA1_recorded', f'you said {sorted(got)}.', ' '.join(hints))
 
 
 @_checker(answer=lambda: (
                 'with chainer.no_backprop_mode(): return model(x)'))
-def ex08_predict(predict: Any) -> Feedback:
+def exA1_predict(predict: Any) -> Feedback:
     """predict(model, x) -> Variable computed by the model without recording the graph."""
     model = L.Linear(3, 2, initialW=np.arange(6.0).reshape(2, 3) / 10, initial_bias=0.5)
     x = np.array([[1.0, -1.0, 2.0]], dtype=np.float32)
     with events.recording() as log:  # which functions ran, and whether they were recorded
-        result = _call('ex08_predict', predict, model, x)
+        result = _call('exA1_predict', predict, model, x)
     applied = [e for e in log if e.kind == 'function_applied']
     want = x @ model.W.array.T + model.b.array
     hint = 'Return model(x), computed inside `with chainer.no_backprop_mode():`.'
     if any(e.recorded for e in applied):
-        return _wrong('ex08_predict', 'the graph was recorded while your function ran '
+        return _wrong('exA1_predict', 'the graph was recorded while your function ran '
                       '(whatever happened to it afterwards).',
                       'Call the model inside `with chainer.no_backprop_mode():`; copying or '
                       'unchaining the result afterwards does not undo the recording.')
     if not applied:
-        return _wrong('ex08_predict', 'no function of the engine ran: the model was not '
+        return _wrong('exA1_predict', 'no function of the engine ran: the model was not '
                       'called.', 'Call the model itself, model(x): plain NumPy would not '
                       'follow a change of the model (another Link, another device).')
     if not isinstance(result, Variable):
-        return _wrong('ex08_predict', f'you returned {type(result).__name__}, not a '
+        return _wrong('exA1_predict', f'you returned {type(result).__name__}, not a '
                       'Variable.', hint)
-    return _compare('ex08_predict', 'predict(model, x)', result, want, hint)
+    return _compare('exA1_predict', 'predict(model, x)', result, want, hint)

@@ -1,4 +1,4 @@
-"""Checkers of lesson 14, write backward yourself: the order, the prediction, the loop,
+"""Checkers of lesson 6, write backward yourself: the order, the prediction, the loop,
 and the engine's order.
 
 The learner's backward must be their own loop over the public graph: the checker runs it
@@ -19,11 +19,11 @@ import numpy as np
 import autograd_lab.functions as F
 from autograd_lab import BackwardStepper, FunctionNode, Variable, events
 
-from .feedback import Feedback, _call, _checker, _ok, _todo, _wrong
+from .feedback import Feedback, _call, _checker, _dict_answer, _listed, _ok, _todo, _wrong
 
 #: The lesson's example, y = (2x + 1)**2 + sin(x), at x = 0.5; its variables by name.
 EXAMPLE_X = 0.5
-#: The points of exercise 14.2's prediction: the misconceptions differ at both.
+#: The points of exercise 6.2's prediction: the misconceptions differ at both.
 PREDICT_AT = (0.5, -1.0)
 
 
@@ -114,10 +114,10 @@ def _order_mistake(order: list, y: Variable) -> str | None:
     'a depth-first walk from y.creator: visit(func) returns at once for None or a '
     'visited function, marks func visited, visits the creator of each of func.inputs,'
     ' then appends func; return the list reversed'))
-def ex14_order(reverse_topological: Any) -> Feedback:
+def ex06_order(reverse_topological: Any) -> Feedback:
     """``reverse_topological(y)``: every function behind y once, each before the
     functions that made its inputs."""
-    exercise = 'ex14_order'
+    exercise = 'ex06_order'
     for _, y in _problems():
         order = _call(exercise, reverse_topological, y)
         if not isinstance(order, (list, tuple)):
@@ -137,16 +137,12 @@ def _dy_dx(x: float) -> float:
 @_checker(answer=lambda: (
     '{0.5: 4 * (2 * 0.5 + 1) + cos(0.5) = 8.8776, -1.0: 4 * (2 * -1 + 1) + cos(-1) = '
     '-3.4597}'))
-def ex14_predict(dy_dx: Any) -> Feedback:
+def ex06_predict(dy_dx: Any) -> Feedback:
     """dy/dx of y = (2x + 1)**2 + sin(x), predicted at x = 0.5 and x = -1."""
-    exercise = 'ex14_predict'
-    keys = ', '.join(repr(k) for k in PREDICT_AT)
-    if dy_dx is ...:
-        return _todo(exercise, f'a dict with the keys {keys}')
-    if not isinstance(dy_dx, Mapping) or {float(k) for k in dy_dx
-                                          if isinstance(k, (int, float))} != set(PREDICT_AT):
-        return _wrong(exercise, f'give a dict with exactly the keys {keys}.',
-                      'One number per point: {0.5: ..., -1.0: ...}.')
+    exercise = 'ex06_predict'
+    dy_dx = _dict_answer(exercise, dy_dx, PREDICT_AT, key=float,
+                         todo=f'a dict with the keys {_listed(PREDICT_AT)}',
+                         hint='One number per point: {0.5: ..., -1.0: ...}.')
     got = {}
     for key, value in dy_dx.items():
         if value is ...:
@@ -254,9 +250,9 @@ def _run_watched(exercise: str, my_backward: Any, leaves: list[Variable], y: Var
     'tuple(grads.get(r()) for r in func.outputs); gxs = '
     'func.backward(tuple(range(len(func.inputs))), gys); for each (node, g): '
     'grads[node] = g if node not in grads else grads[node] + g'))
-def ex14_backward(my_backward: Any) -> Feedback:
+def ex06_backward(my_backward: Any) -> Feedback:
     """``my_backward(y)``: {VariableNode: gradient} by the learner's own loop."""
-    exercise = 'ex14_backward'
+    exercise = 'ex06_backward'
     for make in range(len(_problems())):
         leaves, y = _problems()[make]
         calls = _watch(y)
@@ -303,9 +299,9 @@ def engine_order(x0: float = EXAMPLE_X) -> list[str]:
 
 
 @_checker(answer=lambda: "['y', 'b', 'v', 'a', 'u']")
-def ex14_engine_order(order: Any) -> Feedback:
+def ex06_engine_order(order: Any) -> Feedback:
     """The predicted order of the engine's backward on the example, by variable names."""
-    exercise = 'ex14_engine_order'
+    exercise = 'ex06_engine_order'
     if order is ...:
         return _todo(exercise, "a list of five names, 'y' first")
     names = ['y', 'b', 'v', 'a', 'u']

@@ -21,11 +21,11 @@ none; one Step, and the ledger shows the seed arriving, times 2x, sent to x.
 Lesson 5: Run to here pressed in the inspect panel of sin's box stops backward with sin
 next; the exercise's guess, made in the kernel, is graded by the view and the checker.
 
-Lesson 13: the two-layer network's view: W1, b1 and W2 clicked, the inspect panel shows
-their shapes before backward and after Run to end; the shapes predicted in exercise 13.5
+Lesson 9: the two-layer network's view: W1, b1 and W2 clicked, the inspect panel shows
+their shapes before backward and after Run to end; the shapes predicted in exercise 9.4
 are graded correct by its checker.
 
-Lesson 14: the view stepped with Step as the lesson asks: after two steps the status and
+Lesson 6: the view stepped with Step as the lesson asks: after two steps the status and
 the ledger say that _ + 1 runs next (sin, ready since the first step, waits: lower rank);
 the exercise's prediction is graded by its checker in the kernel; five steps finish.
 """
@@ -223,12 +223,12 @@ def test_lesson_five_run_to_here_from_the_inspect_panel(page, lab_server, notebo
         'Right! step 3, f3 (sin): h: 0.8776')
 
 
-def test_lesson_fourteen_engine_order_stepped_in_lab(page, lab_server, notebook_root):
+def test_lesson_six_engine_order_stepped_in_lab(page, lab_server, notebook_root):
     # "press Step five times and watch the ▶ move": after the second step sin has been
     # ready since the first, yet _ + 1 is next (higher rank); the student's depth-first
     # order ran sin second
     probe = _run_lesson_in_lab(page, lab_server, notebook_root,
-                               LESSONS / '14_write_backward.ipynb')
+                               LESSONS / '06_write_backward.ipynb')
     widget = jh.wait_widget_ready(page, index=0)
     step = widget.locator('button[data-action="step"]')
     for n in (1, 2):
@@ -242,9 +242,9 @@ def test_lesson_fourteen_engine_order_stepped_in_lab(page, lab_server, notebook_
     expect(headings.nth(1)).to_contain_text('Next')
     expect(headings.nth(1)).to_contain_text('(_ + 1)')
     widget.scroll_into_view_if_needed()
-    jh.screenshot(page, 'lesson14-engine-order')
+    jh.screenshot(page, 'lesson06-engine-order')
     # the exercise answered in the kernel as the lesson asks, graded by its checker
-    verdict = probe.eval("repr(checks.ex14_engine_order(['y', 'b', 'v', 'a', 'u']))")
+    verdict = probe.eval("repr(checks.ex06_engine_order(['y', 'b', 'v', 'a', 'u']))")
     assert '\u2705' in verdict, verdict
     for n in (3, 4, 5):
         step.click()
@@ -252,11 +252,11 @@ def test_lesson_fourteen_engine_order_stepped_in_lab(page, lab_server, notebook_
     expect(widget.locator('.agl-status')).to_contain_text('Backward finished')
 
 
-def test_lesson_thirteen_shapes_read_off_the_view(page, lab_server, notebook_root):
+def test_lesson_nine_shapes_read_off_the_view(page, lab_server, notebook_root):
     # "Click the variables in the view: the inspect panel gives each one's shape", then
-    # Run to end: each parameter's grad has the shape exercise 13.5 asks for
+    # Run to end: each parameter's grad has the shape exercise 9.4 asks for
     probe = _run_lesson_in_lab(page, lab_server, notebook_root,
-                               LESSONS / '13_matrix_backward.ipynb')
+                               LESSONS / '09_matrix_backward.ipynb')
     widget = jh.wait_widget_ready(page, index=0)
     want = checks.MLP
     shapes = {'W1': (want['H'], want['D']), 'b1': (want['H'],), 'W2': (want['C'], want['H'])}
@@ -280,8 +280,8 @@ def test_lesson_thirteen_shapes_read_off_the_view(page, lab_server, notebook_roo
         assert str(shape) in text, name
         assert tuple(probe.eval(f'list(view_params[{name!r}].grad.shape)')) == shape
     widget.scroll_into_view_if_needed()
-    jh.screenshot(page, 'lesson13-mlp-shapes')
+    jh.screenshot(page, 'lesson09-mlp-shapes')
     predicted = {'gW1': shapes['W1'], 'gb1': shapes['b1'], 'gh': (want['N'], want['H']),
                  'gW2': shapes['W2'], 'gs': (want['N'], want['C'])}
-    verdict = probe.eval(f'repr(checks.ex13_mlp_shapes({predicted!r}))')
+    verdict = probe.eval(f'repr(checks.ex09_mlp_shapes({predicted!r}))')
     assert '\u2705' in verdict, verdict
