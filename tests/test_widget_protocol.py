@@ -75,3 +75,19 @@ def test_the_browser_code_passes_eslint():
     done = subprocess.run([str(eslint), '.'], cwd=JS, capture_output=True, text=True,
                           timeout=120, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_drawn_nodes_use_the_protocols_cells_in_its_order():
+    import numpy as np
+
+    import autograd_lab as chainer
+    from autograd_lab.graph import GraphModel
+    from autograd_lab_widget.naming import Names
+    from autograd_lab_widget.state import ViewState
+
+    x = chainer.Variable(np.array(2.0), name='x')
+    frame = drawing.draw(ViewState(GraphModel.from_outputs(x * x + 1)),
+                         dict(protocol.OPTION_DEFAULTS), names=Names())
+    for info in frame.nodes.values():
+        cells = list(info['text'])
+        assert cells == sorted(cells, key=protocol.CELLS.index), cells

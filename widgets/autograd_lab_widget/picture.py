@@ -67,7 +67,7 @@ _SAFE_VALUE = re.compile(r'[#\w\s.,%()+-]*')  # colours, numbers, names, transfo
 _NOT_XML = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]')
 _OUTLINES = {f'hl-{role}': palette.HIGHLIGHT_STYLE[role]['color'] for role in ('next', 'selected')}
 # Set once on the <svg> (every text inherits them) rather than on each of its texts.
-_INHERITED = {'font-family': 'Courier,monospace', 'font-size': '14.00',
+_INHERITED = {'font-family': 'Courier,monospace', 'font-size': f'{drawing.FONT_SIZE:.2f}',
               'xml:space': 'preserve'}
 _CAPTION_PX = 13
 _CAPTION_LINE = 18

@@ -1,7 +1,7 @@
 // The widget's stylesheet: the palette's colours as CSS custom properties (from the
 // generated protocol.js, so autograd_lab/graph/palette.py stays their one definition),
-// then the rules of style.css, which read them.
-import { PALETTE, THEME_FALLBACK } from './protocol.js';
+// and the graph's font size, then the rules of style.css, which read them.
+import { FONT_SIZE, PALETTE, THEME_FALLBACK } from './protocol.js';
 import RULES from './style.css';
 
 function customProperties(prefix, colours) {
@@ -14,4 +14,6 @@ export const STYLESHEET = [
   `  .agl-root { ${customProperties('fallback', THEME_FALLBACK.dark)} }`,
   '}',
   RULES,
+  // the size Graphviz measured the cells' texts at (one SVG unit is one CSS pixel)
+  `.agl-graph text { font-size: ${FONT_SIZE}px; }`,
 ].join('\n');
