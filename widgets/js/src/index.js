@@ -10,7 +10,7 @@ import { GraphStage } from './graph.js';
 import { bindInput } from './input.js';
 import { awaitKernel } from './kernel.js';
 import { buildPage } from './layout.js';
-import { messenger } from './messages.js';
+import { isKernelMessage, messenger } from './messages.js';
 import { pageSyncers } from './sync.js';
 
 function render({ model, el: host }) {
@@ -30,8 +30,8 @@ function render({ model, el: host }) {
   bindInput(model, page, graph, send);
   // The kernel answers 'hello' and asks the page to save files it made (log, replay).
   const onCustom = (msg) => {
-    if (msg && msg.type === 'hello') kernel.answered();
-    else if (msg && msg.type === 'download' && typeof msg.content === 'string') {
+    if (isKernelMessage(msg, 'hello')) kernel.answered();
+    else if (isKernelMessage(msg, 'download') && typeof msg.content === 'string') {
       downloadBlob(msg.content, String(msg.filename || 'download.txt'), String(msg.mime || 'text/plain'));
     }
   };
