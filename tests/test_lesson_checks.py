@@ -1178,7 +1178,7 @@ def _cells(view, part: str = 'text') -> dict:
 
 def _ledger(view) -> dict:
     """The step ledger by section title: {title: {row key: row text}, ...} (+ 'why')."""
-    return {s['title']: {**{r['k']: r['v'] for r in s['rows']}, 'why': s.get('why', '')}
+    return {s['title']: {**{r['key']: r['value'] for r in s['rows']}, 'why': s.get('why', '')}
             for s in view.ledger['sections']}
 
 

@@ -133,7 +133,7 @@ def test_names_are_the_same_everywhere(models):
     assert drawn == {'x', 'y', 'v2', 'v3', 'v4', 'f1', 'f2', 'f3', 'f4'}
     words = ' '.join([scene.status['text']]
                      + [s['title'] for s in scene.ledger['sections']]
-                     + [r['k'] + ' ' + r['v'] for s in scene.ledger['sections']
+                     + [r['key'] + ' ' + r['value'] for s in scene.ledger['sections']
                         for r in s['rows']])
     assert 'f3 (_ - _)' in words and 'v4' in words and '#' not in words
     # and the inspect panel of the next function uses them too
@@ -148,7 +148,7 @@ def test_the_ledger_fills_in_the_numbers(models):
     for _ in range(4):
         model.step()
     last, = model.scene(options()).ledger['sections']  # finished: nothing is next
-    rows = {r['k']: r['v'] for r in last['rows']}
+    rows = {r['key']: r['value'] for r in last['rows']}
     assert last['title'] == 'Just ran: f2 (_ * 2)'
     assert rows['inputs'] == 'x = 5.0' and rows['output'] == 'v3 = 10.0'
     assert rows['grad in'] == 'v3: −1.0'
@@ -164,12 +164,12 @@ def test_next_step_shows_the_rule_with_numbers_and_a_question(models):
     sections = model.scene(options()).ledger['sections']
     nxt = sections[-1]
     assert nxt['kind'] == 'next' and nxt['title'] == 'Next: f1 (_ ** 2)'
-    rows = {r['k']: r['v'] for r in nxt['rows']}
+    rows = {r['key']: r['value'] for r in nxt['rows']}
     assert rows['∂v2/∂x'] == 'c·x^(c−1) = 2·5.0^1 = 10.0'
     assert rows['x'] == '1.0 × 10.0 = ?'
     assert 'highest rank' in nxt['why']
     model.predict = True  # the student works the number out: the rule, filled in, no value
-    rows = {r['k']: r['v'] for r in model.scene(options()).ledger['sections'][-1]['rows']}
+    rows = {r['key']: r['value'] for r in model.scene(options()).ledger['sections'][-1]['rows']}
     assert rows['∂v2/∂x'] == 'c·x^(c−1) = 2·5.0^1 = ?' and rows['x'] == '1.0 × ? = ?'
 
 
@@ -205,7 +205,7 @@ def test_reset_half_way_forgets_the_grads_of_the_dropped_backward(models):
     scene = model.scene(options())
     v3 = scene.frame.nodes[f'n{model.names.find(model.live.model, "v3")}']
     assert v3['text']['grad'] == '-1.0' and 'stale' not in v3['cell']['grad']
-    rows = [r['k'] for r in scene.ledger['sections'][0]['rows']]
+    rows = [r['key'] for r in scene.ledger['sections'][0]['rows']]
     assert 'v3.grad' not in rows
     model.run()
     assert float(x.grad) == 8.0

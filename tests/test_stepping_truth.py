@@ -27,7 +27,7 @@ def status(model):
 
 
 def ledger_rows(model):
-    return {r['k']: r['v'] for s in model.scene(dict(DEFAULT_OPTIONS)).ledger['sections']
+    return {r['key']: r['value'] for s in model.scene(dict(DEFAULT_OPTIONS)).ledger['sections']
             for r in s['rows']}
 
 

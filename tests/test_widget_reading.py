@@ -14,8 +14,8 @@ from autograd_lab import events
 
 
 def rule_rows(view) -> dict:
-    return {r['k']: r['v'] for s in view.ledger['sections'] for r in s['rows']
-            if r['c'] == 'rule'}
+    return {r['key']: r['value'] for s in view.ledger['sections'] for r in s['rows']
+            if r['classes'] == 'rule'}
 
 
 def lesson_two_products(view_of):

@@ -50,7 +50,7 @@ def test_steps_are_the_engines_backward_and_match_plain_backward(view_of):
     assert x.grad == ref_x.grad == 4.0
     assert view.step() is False  # finished: nothing more to run
     # the accumulation of x's second gradient is spelled out: old + term = sum
-    rows = {r['k']: r['v'] for r in view.ledger['sections'][0]['rows']}
+    rows = {r['key']: r['value'] for r in view.ledger['sections'][0]['rows']}
     assert rows['x.grad'].startswith('6.0 + (−2.0) = 4.0')
     node = view.model.live.model.nodes[events.uid(x)]
     assert float(node.grad) == 4.0 and 'grad_accumulated' in node.states
@@ -65,7 +65,7 @@ def test_status_names_next_function_rank_and_frontier(view_of):
     assert st['text'].startswith('Step 1 of 3: next ')
     nxt = view.ledger['sections'][-1]
     assert nxt['kind'] == 'next' and 'rank' in nxt['why'] and 'Waiting: ' in nxt['why']
-    rows = {r['k']: r['v'] for r in nxt['rows']}
+    rows = {r['key']: r['value'] for r in nxt['rows']}
     assert rows['grad in'].endswith(': 1.0')
 
 

@@ -39,20 +39,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from autograd_lab import graph
+from autograd_lab.graph import palette
 from autograd_lab.graph.dot import escape_text
 
-from autograd_lab_widget import arrays, naming
+from autograd_lab_widget import arrays, naming, protocol
 from autograd_lab_widget.naming import Names
+from autograd_lab_widget.protocol import FONT_SIZE
 from autograd_lab_widget.state import ViewState
 
-DEFAULT_OPTIONS: dict = {
-    'search': '', 'max_depth': 0, 'max_order': None, 'hide_constants': False,
-    'show_values': True, 'show_grads': True, 'highlight_direction': 'none', 'rankdir': 'TB',
-    'max_nodes': 600, 'auto_collapse': True,
-}
+DEFAULT_OPTIONS = protocol.OPTION_DEFAULTS
 
-#: Size of every text in the graph, in SVG units (CSS pixels at scale 1).
-FONT_SIZE = 14
 #: Width budget of one monospace character (DejaVu Sans Mono, Menlo: 0.60 em; Consolas 0.55).
 CHAR_WIDTH = 0.63 * FONT_SIZE
 #: Height of one row of a node, and the room left around a cell's text.
@@ -66,14 +62,11 @@ MAX_NAME = 16
 NONE_TEXT = '—'  # no grad yet (a zero grad is written 0.0)
 
 # Colours of the static picture (the widget's CSS themes them with the host's colours).
-_BORDER = {'input': '#0072B2', 'parameter': '#B87A00', 'intermediate': '#6B6B6B',
-           'output': '#007A5A', 'constant': '#8A7F00'}
-_FILL = {'input': '#E6F1FA', 'parameter': '#FBEFD9', 'intermediate': '#FFFFFF',
-         'output': '#E1F4EC', 'constant': '#F8F5D6'}
-_GRAD_FILL = '#FFF3E0'
-_FUNCTION_FILL, _FUNCTION_BORDER = '#E4EAF4', '#2F5D8C'
-_HIGHER_FILL, _HIGHER_BORDER = '#F6E6EF', '#A0457A'
-_NEXT_BORDER, _SELECTED_BORDER = '#D55E00', '#000000'
+_BORDER, _FILL, _GRAD_FILL = palette.PICTURE_BORDER, palette.PICTURE_FILL, palette.PICTURE_GRAD_FILL
+_FUNCTION_FILL, _FUNCTION_BORDER = palette.PICTURE_FUNCTION_FILL, palette.PICTURE_FUNCTION_BORDER
+_HIGHER_FILL, _HIGHER_BORDER = palette.PICTURE_HIGHER_FILL, palette.PICTURE_HIGHER_BORDER
+_NEXT_BORDER = palette.HIGHLIGHT_STYLE['next']['color']
+_SELECTED_BORDER = palette.HIGHLIGHT_STYLE['selected']['color']
 
 # Graph-model states drawn as classes; those of a backward run (next, done, pending,
 # released) come from the view's trace instead, so that Reset clears them.

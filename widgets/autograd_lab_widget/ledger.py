@@ -10,7 +10,7 @@ results read ``?``: Step (or a guess, in predict mode) runs the engine to fill t
 
 The payload is plain data for the browser (every text is written with textContent)::
 
-    {'sections': [{'kind': 'last' | 'next', 'title': ..., 'rows': [{'k', 'v', 'c'}],
+    {'sections': [{'kind': 'last' | 'next', 'title': ..., 'rows': [{'key', 'value', 'classes'}],
                    'why': ...}], ...}
 
 >>> import numpy as np, autograd_lab as chainer
@@ -27,7 +27,7 @@ The payload is plain data for the browser (every text is written with textConten
 >>> last = sections(state, names, upcoming=None)[0]
 >>> last['title']
 'Just ran: f2 (_ * 2)'
->>> [(r['k'], r['v']) for r in last['rows']][-2:]
+>>> [(r['key'], r['value']) for r in last['rows']][-2:]
 [('x', '−1.0 × 2.0 = −2.0'), ('x.grad', '10.0 + (−2.0) = 8.0  (x is used twice: grads add up)')]
 """
 
@@ -42,6 +42,7 @@ from autograd_lab import events, graph
 
 from autograd_lab_widget import arrays, rules
 from autograd_lab_widget.naming import Names, drawn_label
+from autograd_lab_widget.protocol import ledger_row
 from autograd_lab_widget.state import StepRecord, ViewState
 
 
@@ -82,8 +83,7 @@ def _why(reason: str, f: graph.Node | None) -> str:
     return reason
 
 
-def _row(k: str, v: str, c: str = '') -> dict:
-    return {'k': k, 'v': v, 'c': c}
+_row = ledger_row
 
 
 def _values_row(state: ViewState, names: dict[int, str], ids: tuple, label: str) -> dict:

@@ -31,12 +31,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-ACTIONS = frozenset({'step', 'run', 'back', 'forward', 'reset', 'unchain', 'unchain-preview',
-                     'device', 'predict', 'export-dot', 'export-log', 'export-html'})
+from autograd_lab_widget import protocol
+
+ACTIONS = frozenset(protocol.ACTIONS)
 #: Most values one guess may carry (one per input slot of a function).
 MAX_GUESSES = 64
 
-#: option name -> (validator, description); values are checked, never trusted.
 MAX_TEXT = 10_000
 _NODE_ID = re.compile(r'n?(\d{1,12})')
 
@@ -67,16 +67,12 @@ def _order(v: Any) -> int | None:
     return None if v is None else _count(v)
 
 
-def _direction(v: Any) -> str:
-    if v not in ('none', 'up', 'down'):
-        raise BadMessage(f'highlight direction must be none/up/down, got {v!r:.60}')
-    return v
-
-
-def _rankdir(v: Any) -> str:
-    if v not in ('TB', 'LR', 'BT', 'RL'):
-        raise BadMessage(f'rankdir must be TB/LR/BT/RL, got {v!r:.60}')
-    return v
+def _choice(name: str, choices: tuple) -> Any:
+    def check(v: Any) -> str:
+        if v not in choices:
+            raise BadMessage(f'{name} must be {"/".join(choices)}, got {v!r:.60}')
+        return v
+    return check
 
 
 #: The most nodes a page draws one by one (its "more" button doubles up to this): a
@@ -97,11 +93,12 @@ BROWSER_WRITABLE = ('options', 'height', 'selected_id', 'position', 'predict')
 MIN_HEIGHT, MAX_HEIGHT = 100, 10_000
 MAX_NODE_ID = 10 ** 12 - 1
 
-OPTIONS = {
-    'search': _text, 'max_depth': _count, 'max_order': _order, 'hide_constants': _bool,
-    'show_values': _bool, 'show_grads': _bool, 'highlight_direction': _direction,
-    'rankdir': _rankdir, 'max_nodes': _max_nodes, 'auto_collapse': _bool,
-}
+_CHECKS = {'text': _text, 'count': _count, 'order': _order, 'flag': _bool,
+           'node_cap': _max_nodes}
+#: option name -> its validator (the options and their kinds: :data:`protocol.OPTIONS`);
+#: values are checked, never trusted.
+OPTIONS = {name: _CHECKS[o.kind] if o.kind != 'choice' else _choice(name, o.choices)
+           for name, o in protocol.OPTIONS.items()}
 
 
 def parse_node_id(value: Any) -> int:
@@ -133,6 +130,8 @@ def parse(content: Any) -> tuple[str, Any]:
     if not isinstance(content, dict):
         raise BadMessage(f'message must be an object, got {type(content).__name__}')
     kind = content.get('type')
+    if kind not in protocol.BROWSER_MESSAGES:
+        raise BadMessage(f'unknown message type {kind!r:.60}')
     if kind == 'action':
         action = content.get('action')
         if action not in ACTIONS:
@@ -142,9 +141,9 @@ def parse(content: Any) -> tuple[str, Any]:
         ident = content.get('id')
         if ident is None or ident == '':
             return 'select', None
-        if isinstance(ident, str) and ident.startswith('link:'):
-            return 'expand', _text(ident[len('link:'):])
-        if ident == 'more':
+        if isinstance(ident, str) and ident.startswith(protocol.LINK_PREFIX):
+            return 'expand', _text(ident[len(protocol.LINK_PREFIX):])
+        if ident == protocol.MORE_ID:
             return 'more', None
         return 'select', parse_node_id(ident)
     if kind == 'guess':

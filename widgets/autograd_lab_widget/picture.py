@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autograd_lab import graph
+from autograd_lab.graph import palette
 
 from autograd_lab_widget import drawing
 
@@ -64,9 +65,9 @@ _ATTRIBUTES = frozenset({
 _SAFE_VALUE = re.compile(r'[#\w\s.,%()+-]*')  # colours, numbers, names, transforms
 # characters XML 1.0 forbids: never written, whatever the renderer emitted
 _NOT_XML = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]')
-_OUTLINES = {'hl-next': '#D55E00', 'hl-selected': '#000000'}
+_OUTLINES = {f'hl-{role}': palette.HIGHLIGHT_STYLE[role]['color'] for role in ('next', 'selected')}
 # Set once on the <svg> (every text inherits them) rather than on each of its texts.
-_INHERITED = {'font-family': 'Courier,monospace', 'font-size': '14.00',
+_INHERITED = {'font-family': 'Courier,monospace', 'font-size': f'{drawing.FONT_SIZE:.2f}',
               'xml:space': 'preserve'}
 _CAPTION_PX = 13
 _CAPTION_LINE = 18
@@ -178,7 +179,8 @@ class Picture:
         return (f'<div class="agl-static"{key} role="figure" aria-label="'
                 f'{_text("computational graph: " + self.caption)}">'
                 f'<div style="overflow-x:auto;font-size:0;line-height:0">{self.svg}</div>'
-                '<p style="margin:4px 0 0;font:13px/1.4 system-ui,sans-serif;color:#555">'
+                '<p style="margin:4px 0 0;font:13px/1.4 system-ui,sans-serif;'
+                f'color:{palette.NOTE_TEXT}">'
                 f'{_text(self.caption)} <em>{_text(KERNEL_NOTE)}</em></p></div>')
 
     def standalone_svg(self) -> str:
@@ -188,12 +190,13 @@ class Picture:
         tall = self.height + _CAPTION_LINE * len(lines) + 8
         texts = ''.join(
             f'<text x="8" y="{self.height + _CAPTION_LINE * (k + 1):g}" '
-            f'font-family="sans-serif" font-size="{_CAPTION_PX}" fill="#444444">'
+            f'font-family="sans-serif" font-size="{_CAPTION_PX}" fill="{palette.CAPTION_TEXT}">'
             f'{_text(t)}</text>' for k, t in enumerate(lines))
         inner = self.svg[self.svg.index('>') + 1:-len('</svg>')]
         return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{wide:g}" height="{tall:g}" '
-                f'viewBox="0 0 {wide:g} {tall:g}" style="background:#ffffff">'
-                f'<rect width="{wide:g}" height="{tall:g}" fill="#ffffff"/>{inner}{texts}</svg>')
+                f'viewBox="0 0 {wide:g} {tall:g}" style="background:{palette.PICTURE_BACKGROUND}">'
+                f'<rect width="{wide:g}" height="{tall:g}" '
+                f'fill="{palette.PICTURE_BACKGROUND}"/>{inner}{texts}</svg>')
 
     def mimebundle(self) -> dict[str, str]:
         """The output: HTML (what notebook viewers show) and a line of text.  No second
@@ -237,7 +240,7 @@ def safe_svg(raw: bytes | str) -> tuple[str, float, float]:
     inherited = ''.join(f' {k}="{v}"' for k, v in _INHERITED.items())
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" height="{height:g}" '
            f'viewBox="0 0 {width:g} {height:g}" role="img"{inherited} '
-           'style="display:block;max-width:100%;height:auto;background:#ffffff;'
+           f'style="display:block;max-width:100%;height:auto;background:{palette.PICTURE_BACKGROUND};'
            'border-radius:4px">'
            + ''.join(writer.out) + '</svg>')
     return svg, width, height

@@ -1,4 +1,5 @@
 // Downloads made in the browser: SVG, PNG (the SVG drawn on a canvas), DOT and text from Python.
+import { PALETTE } from './protocol.js';
 
 export function downloadBlob(content, filename, mime) {
   const blob = content instanceof Blob ? content : new Blob([content], { type: mime });
@@ -26,7 +27,7 @@ export function exportPng(svgText) {
     canvas.width = Math.max(1, img.width * scale);
     canvas.height = Math.max(1, img.height * scale);
     const ctx = canvas.getContext('2d');
-    ctx.fillStyle = '#ffffff';
+    ctx.fillStyle = PALETTE.white;
     ctx.fillRect(0, 0, canvas.width, canvas.height);
     ctx.drawImage(img, 0, 0, canvas.width, canvas.height);
     URL.revokeObjectURL(url);

@@ -9,9 +9,10 @@
 import { Graphviz } from '@hpcc-js/wasm/graphviz';
 import { select } from 'd3-selection';
 import { zoom, zoomIdentity } from 'd3-zoom';
+import { CELLS, FONT_SIZE } from './protocol.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
-const FONT_PX = 14;          // the DOT's font size: one SVG unit is 1 CSS px at scale 1
+// The DOT's font size is FONT_SIZE: one SVG unit is 1 CSS px at scale 1.
 const LEGIBLE_PX = 14;       // small graphs: text never smaller than this
 const BIG_LEGIBLE_PX = 12;   // big graphs (over BIG_NODES): around the focus node
 const BIG_NODES = 30;
@@ -49,7 +50,6 @@ function cellText(shape, rect, found) {
 // The cells of a node in the order Graphviz draws them.  Not the order of the keys: a
 // saved notebook's widget state is written with sorted keys (nbformat), and a view drawn
 // from it would put every text in the wrong cell.
-const CELLS = ['name', 'data', 'gcap', 'grad', 'fid', 'op', 'mark'];
 function cellOrder(text) {
   const rank = (part) => (CELLS.includes(part) ? CELLS.indexOf(part) : CELLS.length);
   return Object.keys(text).sort((a, b) => rank(a) - rank(b));
@@ -259,7 +259,7 @@ export class GraphStage {
 
   legibleScale() {
     const big = this.cells.size > BIG_NODES;
-    return (big ? BIG_LEGIBLE_PX : LEGIBLE_PX) / FONT_PX;
+    return (big ? BIG_LEGIBLE_PX : LEGIBLE_PX) / FONT_SIZE;
   }
 
   // The part of the stage a whole graph is fitted into: not under the zoom buttons in

@@ -1,6 +1,7 @@
 // The inspect panel: what a student asks first (name, value, grad, shape), then a fold
 // with the internals (rank, order, ids, states, scope, grad_var).
 import { el } from './dom.js';
+import { PALETTE } from './protocol.js';
 
 // A heatmap of a large array (Python sends a downsampled grid of values in [0, 1]).
 function heatmap(data) {
@@ -17,7 +18,7 @@ function heatmap(data) {
     for (let c = 0; c < cols; c += 1) {
       const v = Number(values[r * cols + c]);
       if (!Number.isFinite(v)) {
-        ctx.fillStyle = '#ff00ff';  // NaN / inf stand out
+        ctx.fillStyle = PALETTE['non-finite'];  // NaN / inf stand out
       } else {
         const t = Math.min(1, Math.max(0, v));
         ctx.fillStyle = `rgb(${Math.round(255 * t)}, ${Math.round(80 + 100 * (1 - Math.abs(2 * t - 1)))}, ${Math.round(255 * (1 - t))})`;

@@ -2,6 +2,9 @@
 // last step did and what the next one will do, numbers filled in.  In predict mode the
 // next step's results are boxes the student fills in; Check runs the step and grades it.
 import { el } from './dom.js';
+import { LEDGER_ROW } from './protocol.js';
+
+const [KEY, VALUE, CLASSES] = LEDGER_ROW;  // a row's fields, named by the kernel
 
 export function renderStatus(box, st) {
   box.replaceChildren();
@@ -18,12 +21,12 @@ function rowsTable(rows) {
   const table = el('table', 'agl-rows');
   for (const row of rows || []) {
     if (!row || typeof row !== 'object') continue;
-    const tr = el('tr', String(row.c || ''));
+    const tr = el('tr', String(row[CLASSES] || ''));
     // a long name is cut with an ellipsis (whole in the tooltip), never the values
     const th = el('th');
-    th.title = String(row.k ?? '');
-    th.appendChild(el('span', 'agl-key', row.k));
-    tr.append(th, el('td', '', row.v));
+    th.title = String(row[KEY] ?? '');
+    th.appendChild(el('span', 'agl-key', row[KEY]));
+    tr.append(th, el('td', '', row[VALUE]));
     table.appendChild(tr);
   }
   return table;

@@ -1,6 +1,7 @@
 // The toolbar: one row of primary controls (Back, Step, Run to end, Reset, Predict), the
 // step counter, and a "More" menu with filters, cutting the graph, the device and saving.
 import { button, el, keepKeys } from './dom.js';
+import { OPTION_CHOICES } from './protocol.js';
 
 // action -> [label, accessible name, key]
 const PRIMARY = [
@@ -29,6 +30,15 @@ function labelled(text, input, key) {
   label.appendChild(input);
   return label;
 }
+
+// The words for an option's choices; the choices themselves are the kernel's.
+const CHOICE_WORDS = {
+  highlight_direction: { none: 'none', up: 'upstream', down: 'downstream' },
+  rankdir: { TB: 'top to bottom', LR: 'left to right' },  // BT and RL: not offered here
+};
+const choicesOf = (option) => OPTION_CHOICES[option]
+  .filter((value) => value in CHOICE_WORDS[option])
+  .map((value) => [value, CHOICE_WORDS[option][value]]);
 
 function select(cls, choices) {
   const s = el('select', cls);
@@ -73,8 +83,8 @@ export function buildToolbar() {
     order: select('agl-order', [['', 'all orders']]),
     hideConst: el('input', 'agl-hide-constants'),
     showValues: el('input', 'agl-show-values'),
-    direction: select('agl-direction', [['none', 'none'], ['up', 'upstream'], ['down', 'downstream']]),
-    rankdir: select('agl-rankdir', [['TB', 'top to bottom'], ['LR', 'left to right']]),
+    direction: select('agl-direction', choicesOf('highlight_direction')),
+    rankdir: select('agl-rankdir', choicesOf('rankdir')),
   };
   inputs.search.type = 'search';
   inputs.search.placeholder = 'name, label or id';

@@ -1,0 +1,82 @@
+// What the student does on the page: keys and clicks become actions; the page does the
+// view's own (zoom, fit, menus, SVG and PNG) and sends the kernel's to it.
+import { exportPng, exportSvg } from './export.js';
+import { isKernelAction } from './messages.js';
+import { openMenu } from './toolbar.js';
+
+// key -> action (the buttons' tooltips name the same keys)
+const KEYS = {
+  ArrowLeft: 'back', ArrowRight: 'step', End: 'run', Home: 'reset', p: 'predict', f: 'fit',
+  m: 'menu', t: 'run-to', c: 'unchain-preview', u: 'unchain', g: 'device', s: 'export-svg',
+  n: 'export-png', d: 'export-dot', l: 'export-log', h: 'export-html', '+': 'zoom-in',
+  '=': 'zoom-in', '-': 'zoom-out', '/': 'search', Escape: 'close-menu',
+};
+
+function pageActions(model, tools, graph, send) {
+  const runToSelected = () => {
+    const id = model.get('selected_id');
+    if (id !== null && id !== undefined) send.runTo(id);
+  };
+  return {
+    fit: () => graph.fit(),
+    'zoom-in': () => graph.zoomBy(1.25),
+    'zoom-out': () => graph.zoomBy(0.8),
+    menu: () => openMenu(tools, tools.panel.hidden),
+    'close-menu': () => openMenu(tools, false),
+    search: () => {
+      openMenu(tools, true);
+      tools.inputs.search.focus();
+    },
+    'run-to': runToSelected,
+    'export-svg': () => exportSvg(graph.svgText()),
+    'export-png': () => exportPng(graph.svgText()),
+  };
+}
+
+// The menu's fields: each change sets one drawing option.
+function bindOptionInputs(inputs, send) {
+  const number = (input) => (input.value ? Number(input.value) : 0);
+  const orNull = (input) => (input.value === '' ? null : Number(input.value));
+  const bindings = [
+    [inputs.search, 'search', (input) => input.value],
+    [inputs.depth, 'max_depth', number],
+    [inputs.order, 'max_order', orNull],
+    [inputs.hideConst, 'hide_constants', (input) => input.checked],
+    [inputs.showValues, 'show_values', (input) => input.checked],
+    [inputs.direction, 'highlight_direction', (input) => input.value],
+    [inputs.rankdir, 'rankdir', (input) => input.value],
+  ];
+  for (const [input, option, read] of bindings) {
+    input.addEventListener('change', () => send.setOption(option, read(input)));
+  }
+}
+
+// Wire the page; returns `act(action)` (what a button or key does).
+export function bindInput(model, page, graph, send) {
+  const { root, tools, inspect } = page;
+  const own = pageActions(model, tools, graph, send);
+  const act = (action) => {
+    const b = tools.buttons[action];
+    if (b && b.disabled) return;
+    if (own[action]) own[action]();
+    else if (isKernelAction(action)) send.action(action);
+  };
+  bindOptionInputs(tools.inputs, send);
+  root.addEventListener('click', (event) => {
+    const b = event.target.closest && event.target.closest('button[data-action]');
+    if (!b || !root.contains(b) || b.disabled || b.dataset.action === 'guess') return;
+    if (inspect.contains(b)) return;  // the panel's own buttons act themselves
+    act(b.dataset.action);
+  });
+  root.addEventListener('keydown', (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const tag = event.target && event.target.tagName;
+    if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA') return;
+    const action = KEYS[event.key] || KEYS[event.key.toLowerCase()];
+    if (!action) return;
+    event.preventDefault();
+    event.stopPropagation();
+    act(action);
+  });
+  return act;
+}
