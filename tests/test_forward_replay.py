@@ -7,7 +7,7 @@ import numpy as np
 import autograd_lab as chainer
 import autograd_lab.functions as F
 import autograd_lab.links as L
-from autograd_lab import events, function_hook
+from autograd_lab import events
 from autograd_lab.events.code_lines import capturing_code_lines
 from autograd_lab.graph import GraphModel
 from autograd_lab.graph.replay import forward_steps
@@ -63,15 +63,28 @@ def test_a_links_functions_point_at_its_forward_in_the_users_code():
     assert {lines.line(s.func_id).function for s in steps} == {'forward'}
 
 
-def test_capture_is_off_outside_its_block_and_leaves_no_hook():
-    before = function_hook.registered
-    with capturing_code_lines() as lines:
-        x = chainer.Variable(np.array(1.0))
-        y = x + 1
-    assert function_hook.registered == before
-    z = y * 3
-    assert lines.line(events.uid(y.creator)) is not None
+def test_capture_is_off_outside_its_block_and_without_a_recording():
+    before = events.recorders.code_line_sink
+    with events.recording():
+        with capturing_code_lines() as lines:
+            x = chainer.Variable(np.array(1.0))
+            y = x + 1
+        assert events.recorders.code_line_sink is before
+        z = y * 3
+    with capturing_code_lines() as unrecorded:
+        w = z * 2  # nothing records: nothing is announced, nothing captured
+    assert lines.line(events.uid(y.creator)).text == 'y = x + 1'
     assert lines.line(events.uid(z.creator)) is None and lines.text(events.uid(z.creator)) == ''
+    assert unrecorded.lines == {} and w.creator is not None
+
+
+def test_nested_captures_both_see_the_inner_lines():
+    with events.recording(), capturing_code_lines() as outer:
+        x = chainer.Variable(np.array(1.0))
+        with capturing_code_lines() as inner:
+            y = x * 2
+    ident = events.uid(y.creator)
+    assert inner.text(ident) == outer.text(ident) == 'y = x * 2'
 
 
 def test_without_captured_lines_the_replay_has_no_captions():

@@ -1,12 +1,13 @@
 """Which line of the user's code made each function node: the forward replay's captions.
 
-:class:`capturing_code_lines` is a separate mode, on only inside its ``with`` block: a
-:class:`~autograd_lab.FunctionHook` that, after each function's forward, walks up the
-call stack to the first frame outside the engine (the user's line, or the ``forward``
-of the user's Link) and keeps its file and line number under the function's
+:class:`capturing_code_lines` is a mode of its own, on only inside its ``with`` block
+and only while events are recorded: as the recorder announces a function applied, it
+walks up the call stack to the first frame outside the engine (the user's line, or the
+``forward`` of the user's Link) and keeps its file and line number under the function's
 :func:`~autograd_lab.events.uid`.  The text is read from :mod:`linecache` only when
-asked for (notebook cells are there too), so a capture costs one stack walk per
-function and nothing at all outside the block (no hook, no test in the engine).
+asked for (notebook cells are there too).  It costs one stack walk per function while
+on (``benchmarks/events_overhead.py``, variant d); off, one test per function recorded
+and nothing at all while nothing is recorded.
 
 >>> import numpy as np, autograd_lab as chainer
 >>> from autograd_lab import events
@@ -27,8 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import autograd_lab
-from autograd_lab.events.recorders import uid
-from autograd_lab.function_hook import FunctionHook
+from autograd_lab.events import recorders
 
 _ENGINE_DIR = os.path.dirname(os.path.abspath(autograd_lab.__file__)) + os.sep
 
@@ -56,30 +56,40 @@ def _in_engine(filename: str, cache: dict = {}) -> bool:  # noqa: B006 (a memo)
     return inside
 
 
-class capturing_code_lines(FunctionHook):
+class capturing_code_lines:
     """Inside ``with``: remember the user's code line for every function applied.
 
-    ``lines`` maps function ids to :class:`CodeLine`; :meth:`text` reads one.
+    :meth:`line` and :meth:`text` read what was kept; it grows by one small tuple per
+    function applied in the block, so keep the block to what a replay shows.
     """
 
-    name = 'CodeLines'
-
     def __init__(self) -> None:
-        self.lines: dict[int, CodeLine] = {}
+        self.lines: dict[int, tuple] = {}  # function id -> (filename, lineno, function)
+        self._outer: Any = None
 
-    def forward_postprocess(self, function: Any, in_data: tuple) -> None:
-        frame = sys._getframe(1)
+    def __enter__(self) -> capturing_code_lines:
+        self._outer, recorders.code_line_sink = recorders.code_line_sink, self._capture
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        recorders.code_line_sink = self._outer
+
+    def _capture(self, func_id: int) -> None:
+        frame = sys._getframe(2)
         while frame is not None and _in_engine(frame.f_code.co_filename):
             frame = frame.f_back
         if frame is not None:
-            code = frame.f_code
-            self.lines[uid(function)] = CodeLine(code.co_filename, frame.f_lineno, code.co_name)
+            code = frame.f_code  # a tuple now, a CodeLine when read: cheaper while recording
+            self.lines[func_id] = (code.co_filename, frame.f_lineno, code.co_name)
+        if self._outer is not None:
+            self._outer(func_id)
 
     def line(self, func_id: int) -> CodeLine | None:
         """The :class:`CodeLine` that made function ``func_id``, or None."""
-        return self.lines.get(func_id)
+        found = self.lines.get(func_id)
+        return CodeLine(*found) if found is not None else None
 
     def text(self, func_id: int) -> str:
         """The source text of that line ('' when unknown)."""
-        found = self.lines.get(func_id)
+        found = self.line(func_id)
         return found.text if found is not None else ''
