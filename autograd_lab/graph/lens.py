@@ -182,7 +182,7 @@ class GradientLens:
             norms = [grad_norm(self.grads[r]) for r in self._roots if r in self.grads]
             if norms:
                 self.seed_norm = math.sqrt(sum(n * n for n in norms))
-        if all(g is None or not math.isnan(grad_norm(g)) for g in e.grad_outputs):
+        if finite(e.grad_outputs):
             self._clean.add(e.func_id)
 
     def _step_done(self, e: Any) -> None:
@@ -193,13 +193,13 @@ class GradientLens:
                 self.grads[i] = g
             elif how == 'added':
                 self.grads[i] = _sum(self.grads[i], g)
-        if self.nan_origin is None and e.func_id in self._clean and any(
-                g is not None and math.isnan(grad_norm(g)) for g in e.grad_inputs):
+        if self.nan_origin is None and e.func_id in self._clean and not finite(e.grad_inputs):
             self.nan_origin = e.func_id
 
     def readings(self) -> dict[int, Reading]:
         """A :class:`Reading` per variable that got a grad in this run so far."""
         return {i: read(grad_norm(g), self.seed_norm) for i, g in self.grads.items()}
+
 
     def link_readings(self, model: Any) -> dict[str, Reading]:
         """Per Link of ``model`` (a GraphModel: its scope path), the norm of its
@@ -224,6 +224,18 @@ class GradientLens:
             if n is not None and n.is_parameter and n.scope is not None:
                 squares[n.scope] = squares.get(n.scope, 0.0) + grad_norm(g) ** 2
         return {scope: read(math.sqrt(s), self.seed_norm) for scope, s in squares.items()}
+
+
+def finite(grads: Iterable) -> bool:
+    """True when no grad among ``grads`` (arrays, :class:`Summary` s or None) holds a
+    NaN or an infinity: a backward step whose output grads are finite and whose input
+    grads are not is where a NaN was born.
+
+    >>> import numpy as np
+    >>> finite([np.ones(2), None]), finite([np.array([np.nan])])
+    (True, False)
+    """
+    return all(g is None or not math.isnan(grad_norm(g)) for g in grads)
 
 
 def _sum(a: Any, b: Any) -> Any:

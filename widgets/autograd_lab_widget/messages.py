@@ -99,7 +99,8 @@ MAX_NODE_ID = 10 ** 12 - 1
 
 OPTIONS = {
     'search': _text, 'max_depth': _count, 'max_order': _order, 'hide_constants': _bool,
-    'show_values': _bool, 'show_grads': _bool, 'highlight_direction': _direction,
+    'show_values': _bool, 'show_grads': _bool, 'gradient_lens': _bool,
+    'highlight_direction': _direction,
     'rankdir': _rankdir, 'max_nodes': _max_nodes, 'auto_collapse': _bool,
 }
 

@@ -87,6 +87,8 @@ class GraphView(anywidget.AnyWidget):
             the nodes, and big graphs are collapsed per Link before layout.
         history: how many recent events the view keeps for Back/Forward (default
             ``bounds.HISTORY_EVENTS``, 10,000); older ones are folded into a checkpoint.
+        gradient_lens: show each gradient's size next to the seed's, with flags for
+            vanishing, exploding and NaN (see ``lens_cells``); also in the More menu.
 
     Memory stays bounded however long the view stays open (see ``bounds``).
     """
@@ -123,7 +125,10 @@ class GraphView(anywidget.AnyWidget):
     def __init__(self, outputs: Any = None, *, events_log: Sequence | None = None,
                  retain_grad: bool = False, enable_double_backprop: bool = False,
                  height: int = DEFAULT_HEIGHT, options: dict | None = None, links: Any = None,
-                 history: int = bounds.HISTORY_EVENTS, **kwargs: Any) -> None:
+                 history: int = bounds.HISTORY_EVENTS, gradient_lens: bool = False,
+                 **kwargs: Any) -> None:
+        if gradient_lens:  # the lens's keyword (lens_cells): the option, set from the start
+            options = {**(options or {}), 'gradient_lens': True}
         model = StepModel(outputs, events_log=events_log, retain_grad=retain_grad,
                           enable_double_backprop=enable_double_backprop, links=links,
                           history=history)

@@ -49,7 +49,7 @@ function cellText(shape, rect, found) {
 // The cells of a node in the order Graphviz draws them.  Not the order of the keys: a
 // saved notebook's widget state is written with sorted keys (nbformat), and a view drawn
 // from it would put every text in the wrong cell.
-const CELLS = ['name', 'data', 'gcap', 'grad', 'fid', 'op', 'mark'];
+const CELLS = ['name', 'data', 'gcap', 'grad', 'lcap', 'lens', 'fid', 'op', 'mark'];
 function cellOrder(text) {
   const rank = (part) => (CELLS.includes(part) ? CELLS.indexOf(part) : CELLS.length);
   return Object.keys(text).sort((a, b) => rank(a) - rank(b));

@@ -10,6 +10,7 @@ import { GraphStage } from './graph.js';
 import { renderInspect } from './inspect.js';
 import { renderLedger, renderStatus } from './ledger.js';
 import { STYLE } from './style.js';
+import { LENS_STYLE } from './lens_style.js';
 import { buildToolbar, openMenu, syncToolbar } from './toolbar.js';
 import { downloadBlob, exportPng, exportSvg } from './export.js';
 
@@ -60,7 +61,7 @@ function legend() {
 
 function render({ model, el: host }) {
   const style = el('style');
-  style.textContent = STYLE;
+  style.textContent = STYLE + LENS_STYLE;
   const root = el('div', 'agl-root');
   root.tabIndex = 0;
   root.dataset.aglReady = '0';
@@ -203,6 +204,7 @@ function render({ model, el: host }) {
     inputs.depth.value = opts.max_depth ? String(opts.max_depth) : '';
     inputs.hideConst.checked = Boolean(opts.hide_constants);
     inputs.showValues.checked = Boolean(opts.show_values);
+    inputs.lens.checked = Boolean(opts.gradient_lens);
     inputs.direction.value = opts.highlight_direction || 'none';
     inputs.rankdir.value = opts.rankdir === 'LR' ? 'LR' : 'TB';
     const orders = model.get('orders') || [0];
@@ -225,6 +227,7 @@ function render({ model, el: host }) {
   inputs.order.addEventListener('change', () => setOption('max_order', inputs.order.value === '' ? null : Number(inputs.order.value)));
   inputs.hideConst.addEventListener('change', () => setOption('hide_constants', inputs.hideConst.checked));
   inputs.showValues.addEventListener('change', () => setOption('show_values', inputs.showValues.checked));
+  inputs.lens.addEventListener('change', () => setOption('gradient_lens', inputs.lens.checked));
   inputs.direction.addEventListener('change', () => setOption('highlight_direction', inputs.direction.value));
   inputs.rankdir.addEventListener('change', () => setOption('rankdir', inputs.rankdir.value));
 
