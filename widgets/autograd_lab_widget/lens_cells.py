@@ -43,7 +43,8 @@ def text(reading: lens.Reading | None) -> str:
         return '—'
     if reading.flag == 'nonfinite':
         return '?' * BAR + ' NaN/inf'
-    filled = math.ceil(reading.bar * BAR) if reading.log10_ratio is not None else 0
+    # one block per two powers of ten; a gradient that is there shows at least one
+    filled = max(1, round(reading.bar * BAR)) if reading.log10_ratio is not None else 0
     bar = '▇' * filled + '▁' * (BAR - filled)
     word = _WORDS.get(reading.flag or '', '')
     return f'{bar} {reading.exponent} {word}'.rstrip()
