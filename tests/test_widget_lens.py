@@ -74,3 +74,15 @@ def test_the_option_is_checked_like_the_others():
     assert messages.parse_options({'gradient_lens': True}) == {'gradient_lens': True}
     with pytest.raises(messages.BadMessage):
         messages.parse_options({'gradient_lens': 'yes'})
+
+
+def test_lens_off_draws_the_two_rows_it_drew_before(step_models):
+    x, loss = _chain(2)
+    frame = step_models(loss).scene(dict(drawing.DEFAULT_OPTIONS)).frame
+    statement = next(line for line in frame.dot.splitlines()
+                     if line.strip().startswith(f'n{events.uid(x)} '))
+    assert statement.count('<TR>') == 2 and 'size' not in statement
+    on = step_models(loss).scene(LENS).frame
+    statement = next(line for line in on.dot.splitlines()
+                     if line.strip().startswith(f'n{events.uid(x)} '))
+    assert statement.count('<TR>') == 3 and '>size<' in statement

@@ -1,11 +1,12 @@
-"""The gradient lens in JupyterLab at 1280x800 (issue 33).
+"""The gradient lens and the forward replay in JupyterLab at 1280x800 (issue 33).
 
 A 20-layer sigmoid MLP run to the end shows its first layers' parameters flagged
 vanishing and its last ones not; an exploding RNN (a linear recurrence of gain 3) its
 first state flagged exploding; a NaN born in ``x ** 0.5``'s backward is marked on that
 function; the lens is turned on from the More menu by keyboard alone, its checkbox named
-for screen readers, and fills in while stepping.  Screenshots: lens-*.png in
-test-artifacts/browser/.
+for screen readers, and fills in while stepping.  The forward replay of a loop, stepped
+back and forth by button and arrow key, says which function each line of the loop made.
+Screenshots: lens-*.png and forward-replay.png in test-artifacts/browser/.
 """
 
 from __future__ import annotations
@@ -95,3 +96,53 @@ def test_lens_flags_vanishing_exploding_and_nan(page, lab_server, notebook_root)
     origin = probe.eval('uid(root.creator)')
     expect(node(nan, origin).locator('text.agl-cell-mark')).to_have_text('⚠')
     nan.screenshot(path=str(jh.ARTIFACTS / 'lens-nan.png'))
+
+
+REPLAY = ['''\
+import numpy as np
+import autograd_lab.functions as F
+from autograd_lab import Variable, events
+from autograd_lab.events.code_lines import capturing_code_lines
+from autograd_lab_widget import GraphView
+
+with events.recording() as log, capturing_code_lines() as lines:
+    x = Variable(np.array(0.5), name='x')
+    h = x
+    for step in range(3):
+        h = F.tanh(h * x)
+    loss = h + 1
+replay = GraphView(loss, events_log=log, code_lines=lines)
+replay''']
+
+
+def test_forward_replay_steps_through_a_loop_with_its_code_lines(page, lab_server,
+                                                                   notebook_root):
+    nb, probe_dir = jh.write_notebook(notebook_root, 'forward_replay', REPLAY)
+    probe = jh.Probe(probe_dir)
+    jh.open_in_lab(page, lab_server, nb, probe)
+    widget = jh.wait_widget_ready(page, index=0)
+    status = widget.locator('.agl-status-text')
+    back = widget.locator('button[data-action="back"]')
+    for _ in range(12):  # to the first function of the forward
+        if 'function 1 of 7' in (status.text_content() or ''):
+            break
+        back.click()
+        page.wait_for_timeout(300)
+    expect(status).to_contain_text('function 1 of 7')
+    expect(status).to_contain_text('h = F.tanh(h * x)')
+    expect(widget.locator('svg g.node.function')).to_have_count(1)  # the graph so far
+    widget.locator('button[data-action="step"]').click()
+    expect(status).to_contain_text('function 2 of 7')
+    expect(widget.locator('svg g.node.function')).to_have_count(2)
+    widget.locator('button[data-action="step"]').focus()
+    for _ in range(10):  # by key (a collected variable's event is a stop of its own)
+        if 'function 7 of 7' in (status.text_content() or ''):
+            break
+        page.keyboard.press('ArrowRight')
+        page.wait_for_timeout(300)
+    expect(status).to_contain_text('function 7 of 7')
+    expect(status).to_contain_text('loss = h + 1')
+    expect(status).to_contain_text('Press Step to run backward')  # the live end
+    page.keyboard.press('ArrowLeft')
+    expect(status).to_contain_text('function 6 of 7')
+    widget.screenshot(path=str(jh.ARTIFACTS / 'forward-replay.png'))

@@ -292,11 +292,11 @@ class _Drawer:
             if 'grad' in text:
                 rows.append(_cell('grad', left, _GRAD_FILL)
                             + _cell(text['grad'], right, _GRAD_FILL))
+        else:
+            rows.append(_cell(text['name'], left, fill, bold=True))
         if 'lens' in text:
             rows.append(_cell(text['lcap'], left, _GRAD_FILL)
                         + _cell(text['lens'], _width(lens_cells.CHARS), _GRAD_FILL))
-        else:
-            rows.append(_cell(text['name'], left, fill, bold=True))
         style = ' STYLE="dashed"' if higher else ''
         thick = '2' if kind == 'output' else '1'
         return (f'<<TABLE BORDER="{thick}" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0" '
