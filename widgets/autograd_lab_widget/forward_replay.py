@@ -21,7 +21,7 @@ history; nothing is run again.
 >>> model.back(), model.back()   # after the last function, then after the first
 (True, True)
 >>> model.status(model.state(), None)['text']
-'Building the graph: function 1 of 2, f1 = _ * _, made by  h = h * x'
+'Building the graph: function 1 of 2, f1 = _ * _, made by the line `h = h * x`'
 >>> model.close()
 """
 
@@ -43,7 +43,7 @@ def caption(state: Any, code_lines: Any, names: Any, shown: list) -> str:
     of = f' of {total}' if total >= len(applied) else ''
     name = names.table(state.model).get(last.func_id, f'#{last.func_id}')
     code = code_lines.text(last.func_id)
-    made = f', made by  {code}' if code else ''
+    made = f', made by the line `{code}`' if code else ''
     return (f'Building the graph: function {len(applied)}{of}, '
             f'{name} = {last.label}{made}')
 
