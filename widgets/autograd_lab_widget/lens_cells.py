@@ -57,10 +57,16 @@ def cell_class(reading: lens.Reading | None) -> str:
     return f'lens lens-{reading.flag}' if reading.flag else 'lens'
 
 
+_last_seed: list = [None, 1.0]  # (trace, run, step) -> its seed norm: once per drawing
+
+
 def seed_norm(trace: Any) -> float:
     """The norm of the grads the shown backward run started from (1.0 before one)."""
-    norms = [lens.grad_norm(trace.grads[r]) for r in trace.run_roots if r in trace.grads]
-    return math.sqrt(sum(n * n for n in norms)) if norms else 1.0
+    key = (id(trace), trace.run_id, trace.steps)
+    if _last_seed[0] != key:
+        norms = [lens.grad_norm(trace.grads[r]) for r in trace.run_roots if r in trace.grads]
+        _last_seed[:] = [key, math.sqrt(sum(n * n for n in norms)) if norms else 1.0]
+    return _last_seed[1]
 
 
 def reading(trace: Any, grad: Any) -> lens.Reading | None:
