@@ -86,3 +86,29 @@ def test_lens_off_draws_the_two_rows_it_drew_before(step_models):
     statement = next(line for line in on.dot.splitlines()
                      if line.strip().startswith(f'n{events.uid(x)} '))
     assert statement.count('<TR>') == 3 and '>size<' in statement
+
+
+def test_collapsed_links_summarise_their_parameters_grads():
+    import autograd_lab.links as L
+    from autograd_lab import graph
+    from autograd_lab_widget.state import ViewState
+    rng = np.random.RandomState(0)
+    with events.recording() as log:  # as %%autograd_lab does: every node knows its Link
+        mlp = chainer.ChainList(*[
+            L.Linear(4, 4, initialW=rng.normal(0, 0.5, (4, 4)).astype(np.float32))
+            for _ in range(20)])
+        mlp.cleargrads()
+        h = np.ones((2, 4), np.float32)
+        for layer in mlp:
+            h = F.sigmoid(layer(h))
+        F.sum(h).backward()
+    state = ViewState()
+    for e in log:
+        state.apply(e)
+    dot = graph.to_dot(state.model, collapse=['/0', '/19'],
+                       link_note=lens_cells.link_note(state))
+    first = next(line for line in dot.splitlines() if 'link:/0"' in line)
+    last = next(line for line in dot.splitlines() if 'link:/19"' in line)
+    norm = np.sqrt(sum(float((p.grad.astype(np.float64) ** 2).sum()) for p in mlp[0].params()))
+    assert 'params ' + lens_cells.text(lens.read(norm, 1.0)) in first
+    assert 'vanishing' in first and 'vanishing' not in last

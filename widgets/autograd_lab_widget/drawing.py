@@ -489,7 +489,8 @@ def draw(state: ViewState, options: dict, *, names: Names, roots: Iterable[int] 
                        hide_constants=options['hide_constants'], max_nodes=budget,
                        max_order=options['max_order'], legend=False, highlight=roles,
                        draw_node=drawer, font_size=FONT_SIZE, font_name='Courier',
-                       graph_attrs=attrs)
+                       graph_attrs=attrs,
+                       link_note=lens_cells.link_note(state) if look.lens else None)
     if look.lens:
         dot = dot.rstrip().removesuffix('}') + lens_cells.legend_node() + '}\n'
     if look.grows or any(made_by_backward(n) for n in shown_model.nodes.values()):

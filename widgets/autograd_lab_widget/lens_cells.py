@@ -76,6 +76,23 @@ def reading(trace: Any, grad: Any) -> lens.Reading | None:
     return lens.read(lens.grad_norm(grad), seed_norm(trace))
 
 
+def link_note(state: Any) -> Any:
+    """For a collapsed Link's node: ``path -> 'params ▇▇▁▁▁▁ 10^-5 vanishing'``, the norm
+    of the grads of the parameters inside it taken together ('' before any)."""
+    def note(path: str) -> str:
+        inside = path.rstrip('/') + '/'
+        squares, found = 0.0, False
+        for ident, n in state.model.nodes.items():
+            if n.is_parameter and n.scope and (n.scope + '/').startswith(inside):
+                grad = n.grad if n.grad is not None else state.trace.grads.get(ident)
+                if grad is not None:
+                    squares, found = squares + lens.grad_norm(grad) ** 2, True
+        if not found:
+            return ''
+        return 'params ' + text(lens.read(math.sqrt(squares), seed_norm(state.trace)))
+    return note
+
+
 def legend_node() -> str:
     """A DOT statement: the legend drawn beside the graph while the lens is on."""
     low, high = (int(v) for v in lens.SCALE)
