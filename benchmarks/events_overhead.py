@@ -11,15 +11,18 @@ the figures measure the engine, not NumPy) runs three ways in the same run:
 - **c. recorded**: the normal engine inside ``events.recording()`` at its default size
   (a ring buffer of 100,000 events, filled before anything is timed and kept full: the
   steady state of a recording left running).  The widget's session log is smaller
-  (``autograd_lab_widget.recorder.MAX_EVENTS``, 20,000 events).
+  (``autograd_lab_widget.recorder.MAX_EVENTS``, 20,000 events);
+- **d. recorded + code lines**: c, also inside
+  :class:`~autograd_lab.events.code_lines.capturing_code_lines` (the forward replay's
+  separate mode: one stack walk per function applied).
 
 Each variant runs in its own interpreter, pinned to one thread; the variants are
 interleaved over several rounds so that drift of a shared machine hits all of them,
 and time is the process's CPU time (``time.process_time``), which waiting for a
 busy machine's cores does not inflate.
-Printed: microseconds per op (best and median over rounds) and the ratios b/a and
-c/a.  Targets (issue 17): b/a <= 1.03; c/a <= 1.7 forward, <= 2.0 forward+backward,
-<= 2.7 double backprop.
+Printed: microseconds per op (best and median over rounds) and the ratios b/a, c/a
+and d/a.  Targets (issue 17): b/a <= 1.03; c/a <= 1.7 forward, <= 2.0
+forward+backward, <= 2.7 double backprop; d/a is stated (issue 33), a mode of its own.
 
 Usage: ``python benchmarks/events_overhead.py [--ops 4000] [--repeat 5] [--rounds 5]``.
 """
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
 import os
 import shutil
@@ -40,7 +44,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _peers import ONE_THREAD, ROOT
 
-VARIANTS = ('compiled out', 'unobserved', 'recorded')
+VARIANTS = ('compiled out', 'unobserved', 'recorded', 'recorded + code lines')
+LABELS = ('a. compiled out', 'b. unobserved', 'c. recorded', 'd. + code lines')
 COLUMNS = ('forward', 'forward+backward', 'double backprop')
 
 
@@ -140,7 +145,9 @@ def child(variant: str, n_ops: int, repeat: int) -> dict:
         assert autograd_lab.events.recorder is None
         seconds = measure_chainer_like(autograd_lab, F, n_ops, repeat)
     else:
-        with autograd_lab.events.recording() as log:
+        from autograd_lab.events.code_lines import capturing_code_lines
+        lines = capturing_code_lines() if variant == 'recorded + code lines' else None
+        with autograd_lab.events.recording() as log, lines or contextlib.nullcontext():
             fill = overhead.workloads(autograd_lab, F, n_ops)['forward+backward']
             while log.dropped == 0:  # the ring buffer full before anything is timed
                 fill()
@@ -175,7 +182,8 @@ def main() -> None:
         sites = strip_events(Path(tmp))
         rows: dict = {v: {c: [] for c in COLUMNS} for v in VARIANTS}
         for k in range(args.rounds):
-            for variant in VARIANTS[k % 3:] + VARIANTS[:k % 3]:  # rotated: no order bias
+            turn = k % len(VARIANTS)
+            for variant in VARIANTS[turn:] + VARIANTS[:turn]:  # rotated: no order bias
                 result = run_variant(variant, Path(tmp), args.ops, args.repeat)
                 for c in COLUMNS:
                     rows[variant][c].append(result[c])
@@ -183,10 +191,11 @@ def main() -> None:
           f'{args.rounds} rounds, each the best of {args.repeat}); {sites} event sites '
           'compiled out for variant a')
     print(f"{'':16}" + ''.join(f'{c:>24}' for c in COLUMNS))
-    for variant, label in zip(VARIANTS, ('a. compiled out', 'b. unobserved', 'c. recorded')):
+    for variant, label in zip(VARIANTS, LABELS):
         cells = [f'{min(v):.2f} / {statistics.median(v):.2f}' for v in rows[variant].values()]
         print(f'{label:16}' + ''.join(f'{cell:>24}' for cell in cells))
-    for num, label in (('unobserved', 'b/a'), ('recorded', 'c/a')):
+    for num, label in (('unobserved', 'b/a'), ('recorded', 'c/a'),
+                       ('recorded + code lines', 'd/a')):
         cells = []
         for c in COLUMNS:
             best = min(rows[num][c]) / min(rows['compiled out'][c])

@@ -8,7 +8,8 @@ tests/browser) open a notebook that builds these graphs in the kernel:
 - ``10000``: one training step of a 20 x 80-layer MLP (``Sequential`` of ``Sequential`` of
   ``Linear(4, 4)`` and ``tanh``, mean squared error), 9,604 nodes, built under
   ``events.recording()`` as ``%%autograd_lab`` does, so the view collapses it per Link;
-- ``10000-cap``: the same graph built unobserved, so the view's node cap does the work.
+- ``10000-cap``: the same graph built unobserved, so the view's node cap does the work;
+- ``500-lens``: ``500`` with the gradient lens on (issue 33: within 10% of ``500``).
 
 For each case a new cell ``GraphView(...)`` is run and timed in the page from the run
 command to the widget's ``data-agl-ready="1"`` (first SVG drawn: kernel work, comm, layout
@@ -122,13 +123,17 @@ def build(case):
         # Built unobserved: only parameters know their Link, so the node cap does the work.
         model, loss = training_graph()
         return {'links': model}, loss
+    if case.endswith('-lens'):  # the same graph with the gradient lens on (issue 33)
+        kwargs, loss = build(case.removesuffix('-lens'))
+        return {**kwargs, 'gradient_lens': True}, loss
     return {}, chain_graph(int(case))[1]
 '''
 
-CASES = ('50', '500', '10000', '10000-cap')
+CASES = ('50', '500', '500-lens', '10000', '10000-cap')
 #: seconds; (what, case) -> target
 TARGETS = {('first_render', '500'): 1.0, ('first_render', '10000'): 3.0,
-           ('first_render', '10000-cap'): 3.0, ('step', '500'): 0.1}
+           ('first_render', '10000-cap'): 3.0, ('step', '500'): 0.1,
+           ('first_render', '500-lens'): 1.0, ('step', '500-lens'): 0.1}
 
 # Run ``code`` in a new cell below the last one; resolve with the times (ms from the run
 # command) at which the (index)-th widget root shows an SVG node and says it is ready.

@@ -60,6 +60,10 @@ FRONTIER_MAX = 16
 _ids = itertools.count(1)
 _ids_lock = threading.Lock()
 
+#: While :class:`~autograd_lab.events.code_lines.capturing_code_lines` runs: called with
+#: the id of each function applied and recorded, to find the user's line that applied it.
+code_line_sink: Any = None
+
 
 def uid(obj: Any) -> int | None:
     """The stable id of a Variable (its node's), a VariableNode or a FunctionNode.
@@ -271,6 +275,8 @@ class Recorder:
             node.watch_variable(_collected, ident)
         group[_APPLY_SEQ] = next(seq)  # FunctionApplied comes after its outputs' VariableCreated
         _deliver(tuple(group))
+        if code_line_sink is not None:  # see events.code_lines: a mode of its own
+            code_line_sink(func_id)
 
     # ---- gradients and data -----------------------------------------------------------
 

@@ -212,7 +212,8 @@ def to_dot(model: GraphModel, *, rankdir: str = 'TB', show_values: bool = False,
            max_order: int | None = None, legend: bool = True,
            highlight: dict[int, str] | None = None, clusters: bool = True,
            draw_node: NodeDrawer | None = None, font_size: float | None = None,
-           font_name: str = 'Helvetica', graph_attrs: dict[str, str] | None = None) -> str:
+           font_name: str = 'Helvetica', graph_attrs: dict[str, str] | None = None,
+           link_note: Callable[[str], str] | None = None) -> str:
     """DOT source drawing ``model``.
 
     ``collapse`` lists Link paths drawn as one node each; ``hide_constants`` drops
@@ -222,6 +223,8 @@ def to_dot(model: GraphModel, *, rankdir: str = 'TB', show_values: bool = False,
     are kept (highlighted ones always) and the rest summarised in one node.
     ``highlight`` maps node ids to roles (``'next'``, ``'selected'``, ``'upstream'``, ...):
     an outline and an SVG class ``hl-<role>``.  ``clusters`` groups nodes by Link.
+    ``link_note(path)`` adds a line to a collapsed Link's node (the gradient lens's
+    summary of its parameters' grads).
 
     ``draw_node(node, role)`` draws engine nodes another way: it returns the HTML-like
     label (with its ``<...>``) and the attributes of node ``n<id>`` (its ``id`` is set
@@ -279,8 +282,10 @@ def to_dot(model: GraphModel, *, rankdir: str = 'TB', show_values: bool = False,
         if name in hidden_units:
             continue
         parent = _ancestors(path)[-2] if path != '/' else None
+        note = link_note(path) if link_note is not None else ''
         label = (f'<{escape_text(path)}<BR/>'
-                 f'{_small(escape_text(f"{count} nodes collapsed"), size=small)}>')
+                 f'{_small(escape_text(f"{count} nodes collapsed"), size=small)}'
+                 + (f'<BR/>{escape_text(note)}' if note else '') + '>')
         attrs = {'id': _attr_text('link:' + path), 'class': 'collapsed-link',
                  **P.COLLAPSED_STYLE}
         groups.setdefault(parent if clusters else None, []).append((name, label, attrs))

@@ -42,7 +42,7 @@ from autograd_lab import graph
 from autograd_lab.graph import palette
 from autograd_lab.graph.dot import escape_text
 
-from autograd_lab_widget import arrays, naming, protocol
+from autograd_lab_widget import arrays, lens_cells, naming, protocol
 from autograd_lab_widget.naming import Names
 from autograd_lab_widget.protocol import FONT_SIZE
 from autograd_lab_widget.state import ViewState
@@ -104,6 +104,7 @@ class Look:
     slots: dict = field(default_factory=dict)
     show_values: bool = True
     show_grads: bool = True
+    lens: bool = False  # the gradient lens's row (see lens_cells)
     grows: bool = False  # double backprop: steps add nodes (see keep_forward_still)
     #: (layout signature, dot, key, links) of the last drawing: a step that changes only
     #: texts reuses its DOT (the browser rewrites the cells in place)
@@ -180,6 +181,11 @@ def variable_cells(state: ViewState, ident: int, name: str, look: Look) -> dict:
             text['grad'], cell['grad'] = NONE_TEXT, 'none'
         if ident in look.fresh:
             cell['grad'] = (cell.get('grad', '') + ' fresh').strip()
+    if look.lens:
+        grad = node.grad if node.grad is not None else state.trace.grads.get(ident)
+        seen = lens_cells.reading(state.trace, grad)
+        text['lcap'], text['lens'] = lens_cells.CAPTION, lens_cells.text(seen)
+        cell['lens'] = lens_cells.cell_class(seen)
     return {'text': text, 'cell': cell}
 
 
@@ -212,6 +218,8 @@ class _Drawer:
             name = name[:MAX_NAME - 1] + '…'
         if node.category == 'function':
             info = function_cells(self.state, ident, name, role)
+            if self.look.lens and ident == self.state.trace.nan_origin:
+                info['text']['mark'], info['cell']['mark'] = lens_cells.NAN_MARK, 'nan-origin'
         else:
             info = variable_cells(self.state, ident, name, self.look)
             values = [info['text'][k] for k in ('data', 'grad') if k in info['text']]
@@ -279,6 +287,9 @@ class _Drawer:
                             + _cell(text['grad'], right, _GRAD_FILL))
         else:
             rows.append(_cell(text['name'], left, fill, bold=True))
+        if 'lens' in text:
+            rows.append(_cell(text['lcap'], left, _GRAD_FILL)
+                        + _cell(text['lens'], _width(lens_cells.CHARS), _GRAD_FILL))
         style = ' STYLE="dashed"' if higher else ''
         thick = '2' if kind == 'output' else '1'
         return (f'<<TABLE BORDER="{thick}" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0" '
@@ -437,6 +448,7 @@ def draw(state: ViewState, options: dict, *, names: Names, roots: Iterable[int] 
     names.learn(model)
     look = look or Look()
     look.show_values, look.show_grads = options['show_values'], options['show_grads']
+    look.lens = bool(options.get(lens_cells.OPTION))
     shown_model = depth_limited(model, roots, options['max_depth'])
     budget = options['max_nodes']
     collapse = (collapse_paths(shown_model, budget, expanded)
@@ -470,7 +482,10 @@ def draw(state: ViewState, options: dict, *, names: Names, roots: Iterable[int] 
                        hide_constants=options['hide_constants'], max_nodes=budget,
                        max_order=options['max_order'], legend=False, highlight=roles,
                        draw_node=drawer, font_size=FONT_SIZE, font_name='Courier',
-                       graph_attrs=attrs)
+                       graph_attrs=attrs,
+                       link_note=lens_cells.link_note(state) if look.lens else None)
+    if look.lens:
+        dot = dot.rstrip().removesuffix('}') + lens_cells.legend_node() + '}\n'
     if look.grows or any(made_by_backward(n) for n in shown_model.nodes.values()):
         dot = keep_forward_still(dot, {f'n{i}' for i, n in shown_model.nodes.items()
                                        if not n.order})

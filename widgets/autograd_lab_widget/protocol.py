@@ -54,6 +54,7 @@ OPTIONS: dict[str, Option] = {
     'hide_constants': Option(False, 'flag'),
     'show_values': Option(True, 'flag'),
     'show_grads': Option(True, 'flag'),
+    'gradient_lens': Option(False, 'flag'),
     'highlight_direction': Option('none', 'choice', ('none', 'up', 'down')),
     'rankdir': Option('TB', 'choice', ('TB', 'LR', 'BT', 'RL')),
     'max_nodes': Option(600, 'node_cap'),
@@ -63,8 +64,9 @@ OPTIONS: dict[str, Option] = {
 OPTION_DEFAULTS: dict = {name: option.default for name, option in OPTIONS.items()}
 
 #: The cells of a drawn node in the order Graphviz draws them: a variable's name, value,
-#: 'grad' caption and grad; a function's short id, label and ran/next mark.
-CELLS = ('name', 'data', 'gcap', 'grad', 'fid', 'op', 'mark')
+#: 'grad' caption and grad, the gradient lens's 'size' caption and bar; a function's
+#: short id, label and ran/next mark.
+CELLS = ('name', 'data', 'gcap', 'grad', 'lcap', 'lens', 'fid', 'op', 'mark')
 #: Size of every text in the graph, in SVG units (one CSS pixel at the view's scale 1).
 FONT_SIZE = 14
 #: The fields of one row of the step ledger, in words: a ledger holds one or two steps'

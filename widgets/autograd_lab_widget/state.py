@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autograd_lab import events, graph
+from autograd_lab.graph import lens
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ class Trace:
     current: Any = None                # the BackwardStepStarted of a step under way
     last: StepRecord | None = None     # the last finished step of the shown run
     received: set = field(default_factory=set)  # variables the shown run sent a grad to
+    nan_origin: int | None = None  # the first function whose backward made a NaN/inf
     _olds: dict = field(default_factory=dict)  # var id -> grad before the step under way
 
     @property
@@ -206,6 +208,9 @@ class ViewState:
             earlier=frozenset(i for i, g in before.items()
                               if g is not None and i not in t.received))
         t.received.update(before)
+        if t.nan_origin is None and lens.finite(t.last.grad_outputs) \
+                and not lens.finite(e.grad_inputs):
+            t.nan_origin = e.func_id
         t.done.add(e.func_id)
         t.steps += 1
         t.current = None

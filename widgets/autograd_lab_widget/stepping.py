@@ -41,7 +41,9 @@ from typing import Any
 
 from autograd_lab import BackwardStepper, FunctionNode, Variable, backend, events, graph
 
-from autograd_lab_widget import arrays, bounds, drawing, ledger, panel, prediction, recorder
+from autograd_lab_widget import (
+    arrays, bounds, drawing, forward_replay, ledger, panel, prediction, recorder,
+)
 from autograd_lab_widget.index import ObjectIndex
 from autograd_lab_widget.naming import Names
 from autograd_lab_widget.state import ViewState
@@ -89,7 +91,8 @@ class StepModel:
 
     def __init__(self, outputs: Any = None, *, events_log: Sequence | None = None,
                  retain_grad: bool = False, enable_double_backprop: bool = False,
-                 links: Any = None, history: int = bounds.HISTORY_EVENTS) -> None:
+                 links: Any = None, history: int = bounds.HISTORY_EVENTS,
+                 code_lines: Any = None) -> None:
         if isinstance(history, bool) or not isinstance(history, int) or history < 100:
             raise ValueError(f'history must be an int of at least 100 events, got {history!r}')
         self.history = history
@@ -119,6 +122,8 @@ class StepModel:
         if base is not None:
             self._orders_from_objects(base.model)
         self.timeline = Timeline(entries, base, patch=self._patch_scopes)
+        self.code_lines = code_lines  # the forward replay's (see forward_replay)
+        self.timeline.forward_steps = code_lines is not None
         self._stepper: BackwardStepper | None = None
         self._stepper_run: int | None = None  # the run id of the backward we stepped last
         self._grads_before: list | None = None  # leaves' grads before our backward began
@@ -870,6 +875,9 @@ class StepModel:
         table = self.names.table(model)
         if idle is not None:
             text = idle
+        elif not live and (building := forward_replay.caption(
+                state, self.code_lines, self.names, self.timeline.entries[:self.position])):
+            text = building
         elif not live:
             text = (f'History: step {trace.steps}' + (f' of {total}' if total else '')
                     + ' (Step goes forward, Run to end returns to now).')
@@ -893,6 +901,9 @@ class StepModel:
         elif up is not None:
             text = (f'Press Step to run backward from {table.get(root, "the output")}, one '
                     'function at a time' + (f' ({total} steps).' if total else '.'))
+            built = forward_replay.caption(state, self.code_lines, self.names,
+                                           self.timeline.entries)
+            text = f'{built}. {text}' if built else text
         else:
             text = 'Nothing more to step.'
         st['text'] = text

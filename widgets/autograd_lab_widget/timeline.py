@@ -33,12 +33,15 @@ from autograd_lab_widget import bounds
 from autograd_lab_widget.state import ViewReset, ViewState
 
 
-def boundaries(entries: list) -> list[int]:
-    """Sorted step boundaries of ``entries`` (always including 0 and ``len(entries)``)."""
+def boundaries(entries: list, forward: bool = False) -> list[int]:
+    """Sorted step boundaries of ``entries`` (always including 0 and ``len(entries)``);
+    with ``forward``, also after each function the forward applied (the forward replay)."""
     marks = {0, len(entries)}
     for i, e in enumerate(entries):
         kind = e.kind
-        if kind in ('backward_started', 'view_reset'):
+        if forward and kind == 'function_applied' and e.in_backward_of is None:
+            marks.add(i + 1)
+        elif kind in ('backward_started', 'view_reset'):
             marks.add(i)
         elif kind == 'backward_step_done':
             end = i + 1
@@ -59,6 +62,7 @@ class Timeline:
 
     def __init__(self, entries: Iterable = (), base: ViewState | None = None, *,
                  patch: Callable[[graph.GraphModel], None] | None = None) -> None:
+        self.forward_steps = False  # Back/Step also visit each function of the forward
         self.entries: list = list(entries)
         self._blob: bytes | None = None
         self._patch = patch
@@ -96,7 +100,7 @@ class Timeline:
 
     def boundaries(self) -> list[int]:
         """Step boundaries of the window (see :func:`boundaries`)."""
-        return boundaries(self.entries)
+        return boundaries(self.entries, self.forward_steps)
 
     def state_at(self, pos: int) -> ViewState:
         """A fresh state: the checkpoint replayed up to position ``pos``."""

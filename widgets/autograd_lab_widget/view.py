@@ -87,6 +87,11 @@ class GraphView(anywidget.AnyWidget):
             the nodes, and big graphs are collapsed per Link before layout.
         history: how many recent events the view keeps for Back/Forward (default
             ``bounds.HISTORY_EVENTS``, 10,000); older ones are folded into a checkpoint.
+        code_lines: a ``capturing_code_lines`` the ``events_log`` was recorded in: Back,
+            Step and time travel then also replay the forward, one function at a time, each
+            with the line of code that made it (see ``forward_replay``).
+        gradient_lens: show each gradient's size next to the seed's, with flags for
+            vanishing, exploding and NaN (see ``lens_cells``); also in the More menu.
 
     Memory stays bounded however long the view stays open (see ``bounds``).
     """
@@ -123,10 +128,13 @@ class GraphView(anywidget.AnyWidget):
     def __init__(self, outputs: Any = None, *, events_log: Sequence | None = None,
                  retain_grad: bool = False, enable_double_backprop: bool = False,
                  height: int = DEFAULT_HEIGHT, options: dict | None = None, links: Any = None,
-                 history: int = bounds.HISTORY_EVENTS, **kwargs: Any) -> None:
+                 history: int = bounds.HISTORY_EVENTS, gradient_lens: bool = False,
+                 code_lines: Any = None, **kwargs: Any) -> None:
+        if gradient_lens:  # the lens's keyword (lens_cells): the option, set from the start
+            options = {**(options or {}), 'gradient_lens': True}
         model = StepModel(outputs, events_log=events_log, retain_grad=retain_grad,
                           enable_double_backprop=enable_double_backprop, links=links,
-                          history=history)
+                          history=history, code_lines=code_lines)
         try:
             self._setup(model, height, options, kwargs)
         except BaseException:

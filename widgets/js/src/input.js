@@ -43,6 +43,7 @@ function bindOptionInputs(inputs, send) {
     [inputs.order, 'max_order', orNull],
     [inputs.hideConst, 'hide_constants', (input) => input.checked],
     [inputs.showValues, 'show_values', (input) => input.checked],
+    [inputs.lens, 'gradient_lens', (input) => input.checked],
     [inputs.direction, 'highlight_direction', (input) => input.value],
     [inputs.rankdir, 'rankdir', (input) => input.value],
   ];

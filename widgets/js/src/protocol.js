@@ -36,6 +36,7 @@ export const OPTION_DEFAULTS = Object.freeze({
   "hide_constants": false,
   "show_values": true,
   "show_grads": true,
+  "gradient_lens": false,
   "highlight_direction": "none",
   "rankdir": "TB",
   "max_nodes": 600,
@@ -59,6 +60,8 @@ export const CELLS = Object.freeze([
   "data",
   "gcap",
   "grad",
+  "lcap",
+  "lens",
   "fid",
   "op",
   "mark"

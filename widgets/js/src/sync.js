@@ -86,6 +86,7 @@ export function pageSyncers(model, page, graph, send) {
     inputs.depth.value = opts.max_depth ? String(opts.max_depth) : '';
     inputs.hideConst.checked = Boolean(opts.hide_constants);
     inputs.showValues.checked = Boolean(opts.show_values);
+    inputs.lens.checked = Boolean(opts.gradient_lens);
     inputs.direction.value = opts.highlight_direction;
     inputs.rankdir.value = opts.rankdir === 'LR' ? 'LR' : 'TB';
     orderChoices(inputs.order, model.get('orders') || [0]);

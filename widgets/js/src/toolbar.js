@@ -83,6 +83,7 @@ export function buildToolbar() {
     order: select('agl-order', [['', 'all orders']]),
     hideConst: el('input', 'agl-hide-constants'),
     showValues: el('input', 'agl-show-values'),
+    lens: el('input', 'agl-gradient-lens'),
     direction: select('agl-direction', choicesOf('highlight_direction')),
     rankdir: select('agl-rankdir', choicesOf('rankdir')),
   };
@@ -94,6 +95,7 @@ export function buildToolbar() {
   inputs.depth.style.width = '5em';
   inputs.hideConst.type = 'checkbox';
   inputs.showValues.type = 'checkbox';
+  inputs.lens.type = 'checkbox';
   const row = (...children) => {
     const r = el('div', 'agl-menu-row');
     r.append(...children);
@@ -105,6 +107,7 @@ export function buildToolbar() {
     row(labelled('Depth ', inputs.depth), labelled('Orders ', inputs.order)),
     row(labelled('Values on nodes ', inputs.showValues), labelled('Hide constants ', inputs.hideConst)),
     row(labelled('Highlight ', inputs.direction), labelled('Layout ', inputs.rankdir)),
+    row(labelled('Gradient lens (size of each gradient) ', inputs.lens)),
     el('h4', '', 'Selected node'),
   );
   const selRow = row();

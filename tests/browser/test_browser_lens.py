@@ -1,0 +1,148 @@
+"""The gradient lens and the forward replay in JupyterLab at 1280x800 (issue 33).
+
+A 20-layer sigmoid MLP run to the end shows its first layers' parameters flagged
+vanishing and its last ones not; an exploding RNN (a linear recurrence of gain 3) its
+first state flagged exploding; a NaN born in ``x ** 0.5``'s backward is marked on that
+function; the lens is turned on from the More menu by keyboard alone, its checkbox named
+for screen readers, and fills in while stepping.  The forward replay of a loop, stepped
+back and forth by button and arrow key, says which function each line of the loop made.
+Screenshots: lens-*.png and forward-replay.png in test-artifacts/browser/.
+"""
+
+from __future__ import annotations
+
+import jupyter_harness as jh
+
+from test_browser_graph_view import click_step, node, open_menu, run_to_end
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # conftest skips these tests then (or fails them in CI) with the reason
+    expect = None
+
+CELLS = [
+    '''\
+import numpy as np
+import autograd_lab as chainer
+import autograd_lab.functions as F
+import autograd_lab.links as L
+from autograd_lab.events import uid
+from autograd_lab_widget import GraphView
+
+rng = np.random.RandomState(0)
+mlp = chainer.ChainList(*[L.Linear(4, 4, initialW=rng.normal(0, 0.5, (4, 4)).astype(np.float32))
+                          for _ in range(20)])
+mlp.cleargrads()
+h = np.ones((2, 4), np.float32)
+for layer in mlp:
+    h = F.sigmoid(layer(h))
+mlp_view = GraphView(F.sum(h), gradient_lens=True, height=700)
+mlp_view''',
+    '''\
+h0 = chainer.Variable(np.ones(2), name='h0')
+w = np.array([[3.0, 0.0], [0.0, 3.0]])
+s = h0
+for t in range(10):
+    s = F.matmul(s.reshape(1, 2), w).reshape(2)
+rnn_view = GraphView(F.sum(s), gradient_lens=True)
+rnn_view''',
+    '''\
+x = chainer.Variable(np.array([0.0, 4.0]), name='x')
+root = x ** 0.5
+nan_loss = F.sum(root * np.array([0.0, 1.0]))
+nan_view = GraphView(nan_loss)
+nan_view''',
+]
+
+
+def lens_text(widget, ident: int) -> str:
+    return node(widget, ident).locator('text.agl-cell-lens').text_content()
+
+
+def test_lens_flags_vanishing_exploding_and_nan(page, lab_server, notebook_root):
+    nb, probe_dir = jh.write_notebook(notebook_root, 'lens', CELLS)
+    probe = jh.Probe(probe_dir)
+    jh.open_in_lab(page, lab_server, nb, probe)
+
+    mlp = jh.wait_widget_ready(page, index=0)
+    run_to_end(mlp, probe, 'mlp_view')
+    first, last = probe.eval('[uid(mlp[0].W), uid(mlp[19].W)]')
+    expect(node(mlp, first).locator('text.agl-cell-lens')).to_contain_text('vanishing')
+    assert 'vanishing' not in lens_text(mlp, last)
+    expect(mlp.locator('g.node.lens-legend')).to_contain_text('vanishing: below 0.0001')
+    node(mlp, first).scroll_into_view_if_needed()
+    mlp.screenshot(path=str(jh.ARTIFACTS / 'lens-mlp.png'))
+
+    rnn = jh.wait_widget_ready(page, index=1)
+    run_to_end(rnn, probe, 'rnn_view')
+    h0 = probe.eval('uid(h0)')
+    expect(node(rnn, h0).locator('text.agl-cell-lens')).to_contain_text('exploding')
+    rnn.screenshot(path=str(jh.ARTIFACTS / 'lens-rnn.png'))
+
+    # the lens on from the More menu, by keyboard, on a view opened without it
+    nan = jh.wait_widget_ready(page, index=2)
+    open_menu(nan)
+    box = nan.locator('input.agl-gradient-lens')
+    assert box.get_attribute('aria-label').startswith('Gradient lens')
+    box.focus()
+    page.keyboard.press('Space')
+    probe.wait_for("nan_view.options['gradient_lens']", timeout=10, what='the lens on')
+    nan.locator('button[data-action="menu"]').click()
+    ident = probe.eval('uid(x)')
+    expect(node(nan, ident).locator('text.agl-cell-lens')).to_have_text('—')  # not reached
+    click_step(nan)  # fills in while stepping
+    run_to_end(nan, probe, 'nan_view')
+    expect(node(nan, ident).locator('text.agl-cell-lens')).to_contain_text('NaN')
+    origin = probe.eval('uid(root.creator)')
+    expect(node(nan, origin).locator('text.agl-cell-mark')).to_have_text('⚠')
+    nan.screenshot(path=str(jh.ARTIFACTS / 'lens-nan.png'))
+
+
+REPLAY = ['''\
+import numpy as np
+import autograd_lab.functions as F
+from autograd_lab import Variable, events
+from autograd_lab.events.code_lines import capturing_code_lines
+from autograd_lab_widget import GraphView
+
+with events.recording() as log, capturing_code_lines() as lines:
+    x = Variable(np.array(0.5), name='x')
+    h = x
+    for step in range(3):
+        h = F.tanh(h * x)
+    loss = h + 1
+replay = GraphView(loss, events_log=log, code_lines=lines)
+replay''']
+
+
+def test_forward_replay_steps_through_a_loop_with_its_code_lines(page, lab_server,
+                                                                   notebook_root):
+    nb, probe_dir = jh.write_notebook(notebook_root, 'forward_replay', REPLAY)
+    probe = jh.Probe(probe_dir)
+    jh.open_in_lab(page, lab_server, nb, probe)
+    widget = jh.wait_widget_ready(page, index=0)
+    status = widget.locator('.agl-status-text')
+    back = widget.locator('button[data-action="back"]')
+    for _ in range(12):  # to the first function of the forward
+        if 'function 1 of 7' in (status.text_content() or ''):
+            break
+        back.click()
+        page.wait_for_timeout(300)
+    expect(status).to_contain_text('function 1 of 7')
+    expect(status).to_contain_text('h = F.tanh(h * x)')
+    expect(widget.locator('svg g.node.function')).to_have_count(1)  # the graph so far
+    widget.locator('button[data-action="step"]').click()
+    expect(status).to_contain_text('function 2 of 7')
+    expect(widget.locator('svg g.node.function')).to_have_count(2)
+    widget.locator('button[data-action="step"]').focus()
+    for _ in range(10):  # by key (a collected variable's event is a stop of its own)
+        if 'function 7 of 7' in (status.text_content() or ''):
+            break
+        page.keyboard.press('ArrowRight')
+        page.wait_for_timeout(300)
+    expect(status).to_contain_text('function 7 of 7')
+    expect(status).to_contain_text('loss = h + 1')
+    expect(status).to_contain_text('Press Step to run backward')  # the live end
+    page.keyboard.press('ArrowLeft')
+    expect(status).to_contain_text('function 6 of 7')
+    widget.screenshot(path=str(jh.ARTIFACTS / 'forward-replay.png'))
