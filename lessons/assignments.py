@@ -192,12 +192,10 @@ def compute_hidden_tests(lesson: Lesson, rng: np.random.Generator) -> None:
 
 
 def _public_test(check: Check) -> list[str]:
-    """The check cell's call, strict for its duration (AssertionError with the hint)."""
-    return ['_strict, checks.STRICT = checks.STRICT, True',
-            'try:',
-            f'    _verdict = checks.{check.checker}({check.argument})',
-            'finally:',
-            '    checks.STRICT = _strict']
+    """The check cell's call, failing as a grading checker does: ``AssertionError`` whose
+    message is the verdict with its hint (a right answer's verdict is true)."""
+    return [f'check_result = checks.{check.checker}({check.argument})',
+            'assert check_result, check_result']
 
 
 def nbgrader_notebook(lesson: Lesson) -> dict:
