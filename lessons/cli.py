@@ -10,6 +10,9 @@ solution notebooks and the instructor notes; options after ``--`` go to
     autograd-lab lessons                       # copy, then open lesson 1
     autograd-lab lessons ~/class --no-lab      # copy only
     autograd-lab lessons -- --port 8899        # pass options to jupyter lab
+
+``autograd-lab assignments --format nbgrader|otter FOLDER`` writes the main-path lessons
+as graded assignments (:mod:`autograd_lab_lessons.assignments`; the ``grading`` extra).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from autograd_lab_lessons import FIRST_LESSON, copy_lessons
+from autograd_lab_lessons import FIRST_LESSON, assignments, copy_lessons
 
 #: What installs everything the lessons need (JupyterLab, the widget's front end).
 INSTALL_COMMAND = 'pip install "autograd-lab[notebook]"'
@@ -47,6 +50,15 @@ def _parser() -> argparse.ArgumentParser:
                          help='also copy the solution notebooks and the instructor notes')
     lessons.add_argument('--no-browser', action='store_true',
                          help='start JupyterLab without opening a browser (it prints the URL)')
+    graded = commands.add_parser(
+        'assignments', help='write the main-path lessons as graded assignments (nbgrader, otter)',
+        description='Write the main-path lessons as graded assignments with hidden tests: an '
+                    'nbgrader course folder or otter master notebooks, in FOLDER. Needs the '
+                    'grading extra.')
+    graded.add_argument('folder', metavar='FOLDER', help='where the assignments go')
+    graded.add_argument('--format', required=True, choices=('nbgrader', 'otter'),
+                        help='nbgrader: a course folder (source/<lesson>/); otter: one '
+                             'master notebook per lesson for otter assign')
     return parser
 
 
@@ -64,6 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if '--' in argv:
         argv, lab_extra = argv[:argv.index('--')], argv[argv.index('--') + 1:]
     args = _parser().parse_args(argv)
+    if args.command == 'assignments':
+        return assignments.run(args.format, args.folder)
     folder = Path(args.folder).expanduser().resolve()
     copied, kept = copy_lessons(folder, solutions=args.solutions)
     print(f'Lessons in {folder}: {len(copied)} file(s) copied'

@@ -1,0 +1,340 @@
+"""Graded assignments from the lessons, for nbgrader or otter-grader.
+
+``autograd-lab assignments --format nbgrader|otter OUT`` writes the main-path lessons
+(:data:`autograd_lab_lessons.path.MAIN_PATH`) as instructor notebooks, one assignment
+per lesson, named by its notebook stem:
+
+* every exercise is a solution region (the lesson's placeholder stays above it, so the
+  student copy reads like the lesson) and every check a locked test cell with its points
+  and grade id, whose checker runs in strict mode (a wrong or unfinished answer raises
+  ``AssertionError`` carrying the hint);
+* every check of an answer that is code also gets a hidden test
+  (:mod:`autograd_lab_lessons.hidden_tests`): points drawn now, expected values computed
+  now by running the reference solution there.  They are written only into these
+  instructor notebooks: neither the student copy nor the installed package holds them.
+
+``nbgrader``: ``OUT`` is a course folder (``nbgrader_config.py``,
+``source/<stem>/<stem>.ipynb``) ready for ``nbgrader generate_assignment <stem>``.
+``otter``: ``OUT/<stem>/<stem>.ipynb`` in otter's format, ready for
+``otter assign OUT/<stem>/<stem>.ipynb DIST``.
+
+Both need the ``grading`` extra (nbgrader, otter-grader, and nbclient to run the
+solutions): ``pip install "autograd-lab[grading]"``.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import re
+import secrets
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from autograd_lab_lessons import checks, hidden_tests, lessons
+from autograd_lab_lessons.path import MAIN_PATH
+
+FORMATS = ('nbgrader', 'otter')
+#: What installs the grading tools.
+INSTALL_COMMAND = 'pip install "autograd-lab[grading]"'
+_NEEDED = {'nbgrader': ('nbgrader', 'nbclient'), 'otter': ('otter', 'nbclient')}
+#: The line of a check cell that calls its checker: checks.NAME(ARGUMENT).
+_CALL = re.compile(r'^checks\.(\w+)\((.*)\)\s*$')
+#: The line the solution notebooks add so that a rejected reference answer stops them.
+_STRICT_LINE = re.compile(r'^checks\.STRICT = True\b')
+#: Where the lessons' first cell installs the package from (Colab); the graders get the same.
+_PIP_URL = re.compile(r'%pip install --quiet "autograd-lab\[\w+\] @ (\S+)"')
+#: nbgrader puts this where the answer was, under the lesson's own placeholder.
+CODE_STUB = '# Your answer: replace the ... above.'
+_HIDDEN_MARK = 'AGL-HIDDEN '
+
+
+@dataclass
+class Check:
+    """A graded cell: where it is, its id and points, its checker and the answer it gets."""
+
+    index: int
+    grade_id: str
+    points: int
+    checker: str
+    argument: str
+    answer: int | None  # the index of the answer cell it checks (None: an earlier one's)
+    hidden: str = ''    # the hidden test's code, if the answer is code
+
+
+@dataclass
+class Lesson:
+    """One lesson's solution notebook, its answers split up, and its checks."""
+
+    stem: str
+    notebook: dict
+    #: answer cell index -> (lines before, the learner's placeholder, the answer, after)
+    answers: dict[int, tuple[list[str], list[str], list[str], list[str]]]
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def points(self) -> int:
+        return sum(check.points for check in self.checks)
+
+
+def _lines(cell: dict) -> list[str]:
+    return ''.join(cell['source']).split('\n')
+
+
+def _source(lines: list[str]) -> list[str]:
+    return [line + '\n' for line in lines[:-1]] + lines[-1:]
+
+
+def _grading(cell: dict) -> dict:
+    return cell.get('metadata', {}).get('nbgrader', {})
+
+
+def read_lesson(stem: str) -> Lesson:
+    """The lesson ``stem`` from the installed package: its solution notebook, and the
+    learner notebook's placeholder for each answer."""
+    solution = json.loads(_notebook(stem, solutions=True).read_text(encoding='utf-8'))
+    learner = json.loads(_notebook(stem, solutions=False).read_text(encoding='utf-8'))
+    learner_cells = {cell.get('id'): cell for cell in learner['cells']}
+    lesson = Lesson(stem, solution, {})
+    pending: int | None = None
+    for index, cell in enumerate(solution['cells']):
+        meta = _grading(cell)
+        if meta.get('solution'):
+            lines = _lines(cell)
+            begin, end = lines.index('### BEGIN SOLUTION'), lines.index('### END SOLUTION')
+            before, answer, after = lines[:begin], lines[begin + 1:end], lines[end + 1:]
+            mine = _lines(learner_cells[cell['id']])
+            stub = mine[len(before):len(mine) - len(after)]
+            lesson.answers[index] = (before, stub, answer, after)
+            pending = index
+        elif meta.get('grade'):
+            call = next((_CALL.match(line) for line in reversed(_lines(cell))
+                         if line.strip()), None)
+            if call is None:
+                raise ValueError(f'{stem}: check {meta["grade_id"]} does not end with '
+                                 'checks.NAME(ANSWER)')
+            lesson.checks.append(Check(index, meta['grade_id'], int(meta['points']),
+                                       call.group(1), call.group(2), pending))
+            pending = None
+    return lesson
+
+
+def _notebook(stem: str, *, solutions: bool):
+    found = [path for path in lessons(solutions=solutions) if path.name == f'{stem}.ipynb']
+    if not found:
+        raise ValueError(f'no lesson {stem!r} in the installed package')
+    return found[0]
+
+
+def _probe(check: Check) -> hidden_tests.Probe | None:
+    if not check.argument.isidentifier():
+        return None
+    return hidden_tests.PROBES.get(hidden_tests.probe_key(checks.ALL[check.checker]))
+
+
+def _with_answers(lesson: Lesson) -> list[dict]:
+    """The cells with each answer as a solution region under the learner's placeholder,
+    and the solution notebooks' strict line dropped (nbgrader's student copy keeps code
+    outside solution regions, and a student practising must get feedback, not errors)."""
+    cells = copy.deepcopy(lesson.notebook['cells'])
+    for cell in cells:
+        if cell['cell_type'] == 'code' and not _grading(cell):
+            kept = [line for line in _lines(cell) if not _STRICT_LINE.match(line)]
+            cell['source'] = _source(kept)
+    for index, (before, stub, answer, after) in lesson.answers.items():
+        cells[index]['source'] = _source(
+            [*before, *stub, '### BEGIN SOLUTION', *answer, '### END SOLUTION', *after])
+    return cells
+
+
+def compute_hidden_tests(lesson: Lesson, rng: np.random.Generator) -> None:
+    """Draws each code answer's hidden points and runs the reference solution there (the
+    whole solution notebook, in a kernel, in strict mode); fills ``check.hidden``."""
+    # the grading extra: imported only here, so that the command can say it is missing
+    import nbformat  # noqa: PLC0415
+    from nbclient import NotebookClient  # noqa: PLC0415
+    probed: list[tuple[Check, hidden_tests.HiddenTest]] = []
+    notebook = copy.deepcopy(lesson.notebook)
+    cells = notebook['cells']
+    for check in reversed(lesson.checks):  # insert from the end: indices stay valid
+        probe = _probe(check)
+        if probe is None:
+            continue
+        test = probe(rng, check.argument)
+        probed.append((check, test))
+        code = '\n'.join([hidden_tests.PRELUDE, test.setup, f'_got = {test.expression}',
+                          f'print({_HIDDEN_MARK!r} + {check.grade_id!r} + " " + '
+                          'repr(_got.tolist()))'])
+        cells.insert(check.index + 1, {'cell_type': 'code', 'execution_count': None,
+                                       'id': f'hidden-{check.grade_id}'[:64], 'metadata': {},
+                                       'outputs': [], 'source': _source(code.split('\n'))})
+    if not probed:
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        node = nbformat.reads(json.dumps(notebook), as_version=4)
+        NotebookClient(node, timeout=600, kernel_name='python3',
+                       resources={'metadata': {'path': folder}}).execute()
+    printed = {}
+    for cell in node.cells:
+        for output in cell.get('outputs', []):
+            for line in output.get('text', '').splitlines():
+                if line.startswith(_HIDDEN_MARK):
+                    grade_id, values = line[len(_HIDDEN_MARK):].split(' ', 1)
+                    printed[grade_id] = [float(v) for v in json.loads(values)]
+    for check, test in probed:
+        check.hidden = hidden_tests.code(test, printed[check.grade_id])
+
+
+def _public_test(check: Check) -> list[str]:
+    """The check cell's call, failing as a grading checker does: ``AssertionError`` whose
+    message is the verdict with its hint (a right answer's verdict is true)."""
+    return [f'check_result = checks.{check.checker}({check.argument})',
+            'assert check_result, check_result']
+
+
+def nbgrader_notebook(lesson: Lesson) -> dict:
+    """The nbgrader source notebook: solution regions, locked graded test cells (nbgrader
+    turns strict mode on itself while it grades), hidden tests in their own region."""
+    cells = _with_answers(lesson)
+    for check in lesson.checks:
+        if check.hidden:
+            lines = _lines(cells[check.index])
+            cells[check.index]['source'] = _source(
+                [*lines, '### BEGIN HIDDEN TESTS', *check.hidden.split('\n'),
+                 '### END HIDDEN TESTS'])
+    return {**lesson.notebook, 'cells': cells}
+
+
+def _raw(text: str) -> dict:
+    return {'cell_type': 'raw', 'metadata': {}, 'source': _source(text.split('\n'))}
+
+
+def _code(lines: list[str]) -> dict:
+    return {'cell_type': 'code', 'execution_count': None, 'metadata': {}, 'outputs': [],
+            'source': _source(lines)}
+
+
+def otter_notebook(lesson: Lesson, requirement: str) -> dict:
+    """The otter master notebook: a question per check, its answer as a solution whose
+    prompt is the lesson's placeholder, its call and its hidden test as test cells."""
+    config = '\n'.join(['# ASSIGNMENT CONFIG', f'name: {lesson.stem}', 'requirements:',
+                        f'  - {json.dumps(requirement)}', 'export_cell: false',
+                        'check_all_cell: false', 'runs_on: default'])
+    source = _with_answers(lesson)
+    by_index = {check.index: check for check in lesson.checks}
+    answer_of = {check.answer: check for check in lesson.checks if check.answer is not None}
+    cells = [_raw(config)]
+    for index, cell in enumerate(source):
+        cell = {key: value for key, value in cell.items() if key != 'id'}
+        cell['metadata'] = {key: value for key, value in cell['metadata'].items()
+                            if key != 'nbgrader'}
+        if index in answer_of:
+            check = answer_of[index]
+            before, stub, answer, after = lesson.answers[index]
+            cells += [_raw(f'# BEGIN QUESTION\nname: {check.grade_id}\npoints: '
+                           f'{check.points}'),
+                      _raw('# BEGIN SOLUTION'),
+                      {**cell, 'source': _source([
+                          *before, '# BEGIN SOLUTION NO PROMPT', *answer, '# END SOLUTION',
+                          '""" # BEGIN PROMPT', *stub, '""" # END PROMPT', *after])},
+                      _raw('# END SOLUTION')]
+        elif index in by_index:
+            check = by_index[index]
+            if check.answer is None:
+                cells.append(_raw(f'# BEGIN QUESTION\nname: {check.grade_id}\npoints: '
+                                  f'{check.points}'))
+            cells += [_raw('# BEGIN TESTS'), _code(_public_test(check))]
+            if check.hidden:
+                cells.append(_code(['# HIDDEN', *check.hidden.split('\n')]))
+            cells += [_raw('# END TESTS'), _raw('# END QUESTION')]
+        else:
+            cells.append(cell)
+    return {**lesson.notebook, 'cells': cells}
+
+
+NBGRADER_CONFIG = f'''\
+"""nbgrader settings of this course (written by `autograd-lab assignments`); run nbgrader
+in this folder (the course root)."""
+c = get_config()  # noqa: F821
+c.CourseDirectory.course_id = "autograd-lab"
+# The lesson's own placeholder stays above each answer region; this replaces the answer.
+c.ClearSolutions.code_stub = {{"python": {CODE_STUB!r}}}
+'''
+
+
+@dataclass
+class Written:
+    """What :func:`export` wrote for one lesson."""
+
+    stem: str
+    path: Path
+    points: int
+    checks: int
+    hidden: int
+
+
+def export(fmt: str, out: str | Path, stems: Sequence[str] = MAIN_PATH, *,
+           rng: np.random.Generator | None = None) -> list[Written]:
+    """Writes the lessons ``stems`` as ``fmt`` assignments into ``out``."""
+    if fmt not in FORMATS:
+        raise ValueError(f'format must be one of {", ".join(FORMATS)}, not {fmt!r}')
+    out = Path(out)
+    # the hidden points: a fresh seed from the operating system each time
+    rng = rng if rng is not None else np.random.default_rng(secrets.randbits(128))
+    written = []
+    for stem in stems:
+        lesson = read_lesson(stem)
+        compute_hidden_tests(lesson, rng)
+        if fmt == 'nbgrader':
+            path = out / 'source' / stem / f'{stem}.ipynb'
+            notebook = nbgrader_notebook(lesson)
+        else:
+            path = out / stem / f'{stem}.ipynb'
+            notebook = otter_notebook(lesson, _requirement(lesson))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + '\n',
+                        encoding='utf-8')
+        written.append(Written(stem, path, lesson.points, len(lesson.checks),
+                               sum(bool(check.hidden) for check in lesson.checks)))
+    if fmt == 'nbgrader':
+        config = out / 'nbgrader_config.py'
+        if not config.exists():  # a course's own settings are kept
+            config.write_text(NBGRADER_CONFIG, encoding='utf-8')
+    return written
+
+
+def _requirement(lesson: Lesson) -> str:
+    """What otter's grader installs: the package with the notebook extra, from where the
+    lessons' first cell installs it."""
+    found = _PIP_URL.search(''.join(lesson.notebook['cells'][0]['source']))
+    return f'autograd-lab[notebook] @ {found.group(1)}' if found else 'autograd-lab[notebook]'
+
+
+def missing_tools(fmt: str) -> list[str]:
+    """The modules of the grading extra that this Python lacks for ``fmt``."""
+    return [name for name in _NEEDED[fmt] if importlib.util.find_spec(name) is None]
+
+
+def run(fmt: str, out: str) -> int:
+    """The command: export, then say what was written and what to run next."""
+    missing = missing_tools(fmt)
+    if missing:
+        print(f'Cannot make {fmt} assignments: {", ".join(missing)} not installed in this '
+              f'Python ({sys.executable}). Install the grading extra:\n    {INSTALL_COMMAND}',
+              file=sys.stderr)
+        return 1
+    folder = Path(out).expanduser().resolve()
+    for item in export(fmt, folder):
+        print(f'{item.path.relative_to(folder)}: {item.checks} checks, {item.points} points, '
+              f'{item.hidden} hidden tests')
+    if fmt == 'nbgrader':
+        print(f'Next: cd {folder} && nbgrader generate_assignment STEM (see INSTRUCTORS.md)')
+    else:
+        print(f'Next: otter assign {folder}/STEM/STEM.ipynb DIST (see INSTRUCTORS.md)')
+    return 0

@@ -1,0 +1,288 @@
+"""Hidden tests of graded assignments: the learner's code tried at points drawn when the
+assignment is made.
+
+A practice checker (:mod:`autograd_lab_lessons.checks`) tries an answer at points fixed
+in the installed package, so anyone can read what it checks.  A hidden test tries the
+same answer at *other* points, drawn afresh each time ``autograd-lab assignments`` runs
+(from the operating system's randomness), and compares with values that the reference
+solution gives there at that moment (:mod:`.assignments` runs it).  Only the
+instructor's copy holds those points and values; the package holds only *how* a kind of
+answer is tried (this module), never where or what it must give.
+
+Only answers that are code get a hidden test: a function or a ``FunctionNode`` class can
+be run at new inputs.  An answer that is a value (a prediction, a count) is asked at the
+lesson's own point, which the practice checker already covers.
+
+A probe is found by its checker: the checker's topic module and its name without the
+``exNN_`` number (``write_backward.order``), so renumbering the lessons keeps them.
+
+>>> probe = PROBES['derivatives.central_difference']
+>>> test = probe(np.random.default_rng(0), 'central_difference')
+>>> 'central_difference(' in test.expression and test.rtol > 0
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+#: What every hidden test's code may use (imported under names a notebook does not use).
+PRELUDE = '\n'.join([
+    'import numpy as _np',
+    'import autograd_lab as _chainer',
+    'import autograd_lab.functions as _F',
+    'def _flat(*values):',
+    "    return _np.concatenate([_np.ravel(_np.asarray(getattr(v, 'array', v), "
+    'dtype=_np.float64)) for v in values])',
+])
+
+
+@dataclass(frozen=True)
+class HiddenTest:
+    """One hidden test before its expected values are known: ``setup`` (code with the
+    drawn points as literals) then ``expression`` (numbers, flattened by ``_flat``), to be
+    compared with what the reference solution gives, within ``rtol``/``atol``; ``hint``
+    is the message of a failure."""
+
+    setup: str
+    expression: str
+    rtol: float
+    atol: float
+    hint: str
+
+
+Probe = Callable[[np.random.Generator, str], HiddenTest]
+
+
+def _array(rng: np.random.Generator, *shape: int, low: float = -2.0,
+           high: float = 2.0) -> str:
+    """A literal float64 array of uniform values, written to round-trip exactly."""
+    values = rng.uniform(low, high, size=shape).round(6).tolist()
+    return f'_np.array({values!r}, dtype=_np.float64)'
+
+
+def central_difference(rng: np.random.Generator, name: str) -> HiddenTest:
+    x, h = round(float(rng.uniform(-2, 2)), 4), round(float(rng.uniform(0.01, 0.1)), 4)
+    return HiddenTest(
+        setup=f'_x, _h = {x!r}, {h!r}',
+        expression=(f'_flat({name}(_np.sin, _x, _h), {name}(lambda t: t**3 - 2*t, _x, _h), '
+                    f'{name}(_np.exp, -_x, _h / 2))'),
+        rtol=1e-9, atol=1e-12,
+        hint='at other points and steps the values differ: (f(x + h) - f(x - h)) / (2h), '
+             'with the f, x and h it is given')
+
+
+def reverse_order(rng: np.random.Generator, name: str) -> HiddenTest:
+    # a graph whose shape is drawn: n uses of x, each one to three functions deep, all
+    # added; a valid order lists every function once, each before those that made its inputs
+    depths = rng.integers(1, 4, size=int(rng.integers(2, 5))).tolist()
+    return HiddenTest(
+        setup='\n'.join([
+            '_x = _chainer.Variable(_np.array(0.3))',
+            '_parts = []',
+            f'for _depth in {depths!r}:',
+            '    _h = _x',
+            '    for _ in range(_depth):',
+            '        _h = _F.sin(_h) * 1.5',
+            '    _parts.append(_h)',
+            '_y = _parts[0]',
+            'for _p in _parts[1:]:',
+            '    _y = _y + _p',
+            f'_order = list({name}(_y))',
+            '_pos = {_f: _i for _i, _f in enumerate(_order)}',
+            '_ok = len(_pos) == len(_order) and all(_n.creator is None or '
+            '_pos.get(_n.creator, -1) > _pos[_f] for _f in _order for _n in _f.inputs)',
+            '_made = set()',
+            '_stack = [_y.creator]',
+            'while _stack:',
+            '    _f = _stack.pop()',
+            '    if _f is not None and _f not in _made:',
+            '        _made.add(_f)',
+            '        _stack.extend(n.creator for n in _f.inputs)',
+            '_ok = _ok and len(_order) == len(_made) and set(_order) == _made',
+        ]),
+        expression='_flat(float(_ok))', rtol=0, atol=0,
+        hint='on another graph the order is not a reverse topological one: every function '
+             'once, each after every function that used its outputs')
+
+
+def my_backward(rng: np.random.Generator, name: str) -> HiddenTest:
+    return HiddenTest(
+        setup='\n'.join([
+            f'_x = _chainer.Variable({_array(rng, 3)})',
+            f'_w = _chainer.Variable({_array(rng, 3)})',
+            '_h = _x * _w',
+            '_y = _F.sum(_F.tanh(_h) * _h + _F.exp(_x) + _h)',
+            f'_grads = {name}(_y)',
+        ]),
+        expression='_flat(_grads[_x.node], _grads[_w.node])', rtol=1e-9, atol=1e-12,
+        hint="on another graph the gradients differ from the engine's")
+
+
+def newton(rng: np.random.Generator, name: str) -> HiddenTest:
+    # a start where f'' < 0 (|x| < 0.7 for the lesson's quartic): the practice checker's
+    # starts are where f'' > 0, so a step that divides by |f''| passes it but not this
+    x0 = round(float(rng.choice([-1, 1]) * rng.uniform(0.3, 0.6)), 3)
+    return HiddenTest(setup='', expression=f'_flat({name}({x0!r}))', rtol=1e-6, atol=1e-9,
+                      hint=f'from x0 = {x0} the iterates differ: each step is '
+                           "x - f'(x) / f''(x), the sign of f'' included, ten steps, each "
+                           'position after its step')
+
+
+def _node_grads(rng: np.random.Generator, cls: str, inputs: list[str]) -> str:
+    """Code: ``_out`` (the node's output) and ``_g`` (the input gradients of a random
+    weighted sum of it) for ``cls`` applied to ``inputs``."""
+    names = [f'_in{i}' for i in range(len(inputs))]
+    return '\n'.join([
+        *(f'{n} = _chainer.Variable({value})' for n, value in zip(names, inputs)),
+        f'_out, = {cls}().apply(({", ".join(names)},))',
+        '_seed = _np.cos(_np.arange(_out.size) + 1.0).reshape(_out.shape)',
+        f'_g = _chainer.grad([_F.sum(_out * _seed)], [{", ".join(names)}])',
+    ])
+
+
+def node_forward(rng: np.random.Generator, name: str) -> HiddenTest:
+    return HiddenTest(setup=f'_out, = {name}().apply((_chainer.Variable({_array(rng, 5)}),))',
+                      expression='_flat(_out)', rtol=1e-9, atol=1e-12,
+                      hint="at other inputs the forward's values differ")
+
+
+def node_backward(rng: np.random.Generator, name: str) -> HiddenTest:
+    return HiddenTest(setup=_node_grads(rng, name, [_array(rng, 5)]),
+                      expression='_flat(*_g)', rtol=1e-9, atol=1e-12,
+                      hint="at other inputs the backward's gradients differ")
+
+
+def fixed_log_abs(rng: np.random.Generator, name: str) -> HiddenTest:
+    return HiddenTest(setup=_node_grads(rng, name, [_array(rng, 4), _array(rng, 4)]),
+                      expression='_flat(*_g)', rtol=1e-9, atol=1e-12,
+                      hint='at other inputs (of both signs) the gradients differ')
+
+
+def rel_error(rng: np.random.Generator, name: str) -> HiddenTest:
+    a, b = _array(rng, 4), _array(rng, 4)
+    return HiddenTest(setup='', expression=f'_flat({name}({a}, {b}), {name}({a}, {a}))',
+                      rtol=1e-9, atol=1e-15,
+                      hint='on other arrays the relative error differs: the largest '
+                           '|a - b| / max(|a|, |b|)')
+
+
+def linear(rng: np.random.Generator, name: str) -> HiddenTest:
+    n, i, o = (int(v) for v in rng.integers(2, 6, size=3))
+    return HiddenTest(
+        setup=_node_grads(rng, name, [_array(rng, n, i), _array(rng, o, i), _array(rng, o)]),
+        expression='_flat(_out, *_g)', rtol=1e-9, atol=1e-12,
+        hint=f'with other shapes (N={n}, in={i}, out={o}) the output or a gradient differs')
+
+
+def softmax_ce(rng: np.random.Generator, name: str) -> HiddenTest:
+    n, c = int(rng.integers(2, 6)), int(rng.integers(3, 6))
+    t = rng.integers(0, c, size=n).tolist()
+    return HiddenTest(
+        setup='\n'.join([
+            f'_x = _chainer.Variable({_array(rng, n, c, low=-4, high=4)})',
+            f'_loss, = {name}().apply((_x, _chainer.Variable(_np.array({t!r}))))',
+            '_gx, = _chainer.grad([_loss], [_x])',
+        ]),
+        expression='_flat(_loss, _gx)', rtol=1e-9, atol=1e-12,
+        hint=f'with {n} rows of {c} classes the loss or its gradient differs')
+
+
+def unbroadcast(rng: np.random.Generator, name: str) -> HiddenTest:
+    shape = [int(v) for v in rng.integers(2, 5, size=3)]
+    targets = [(shape[2],), (shape[1], 1), (1, shape[2]), (shape[0], 1, shape[2])]
+    return HiddenTest(
+        setup=f'_g = {_array(rng, *shape)}',
+        expression='_flat(*[_np.append(_np.ravel(' + name + '(_g, _s)), _np.shape(' + name
+                   + f'(_g, _s))) for _s in {targets!r}])',
+        rtol=1e-9, atol=1e-12,
+        hint=f'a gradient of shape {tuple(shape)} brought back to other shapes differs')
+
+
+def mlp(rng: np.random.Generator, name: str) -> HiddenTest:
+    n, d, h, c = (int(v) for v in rng.integers(2, 6, size=4))
+    t = rng.integers(0, c, size=n).tolist()
+    args = [_array(rng, n, d), f'_np.array({t!r})', _array(rng, h, d), _array(rng, h),
+            _array(rng, c, h), _array(rng, c)]
+    return HiddenTest(
+        setup=f'_grads = {name}({", ".join(args)})',
+        expression="_flat(*[_grads[_k] for _k in ('W1', 'b1', 'W2', 'b2')])",
+        rtol=1e-9, atol=1e-12,
+        hint=f'for a network of other sizes (N={n}, D={d}, H={h}, C={c}) a gradient differs')
+
+
+def train_step(rng: np.random.Generator, name: str) -> HiddenTest:
+    seed, lr = int(rng.integers(0, 2**31)), round(float(rng.uniform(0.05, 0.5)), 3)
+    return HiddenTest(
+        setup='\n'.join([
+            'import autograd_lab.links as _L',
+            f'_r = _np.random.default_rng({seed})',
+            "_model = _L.Linear(5, 3, initialW=_r.normal(size=(3, 5)).astype('f'))",
+            f'_optimizer = _chainer.optimizers.SGD(lr={lr!r}).setup(_model)',
+            "_x = _r.normal(size=(6, 5)).astype('f')",
+            '_t = _r.integers(0, 3, size=6)',
+            f'_losses = [{name}(_model, _optimizer, _x, _t) for _ in range(2)]',
+        ]),
+        expression='_flat(_losses, _model.W, _model.b)', rtol=1e-5, atol=1e-6,
+        hint='on another model and batch the losses or the updated weights differ')
+
+
+def truncated(rng: np.random.Generator, name: str) -> HiddenTest:
+    steps, k = int(rng.integers(6, 10)), int(rng.integers(2, 4))
+    xs, ys = (rng.uniform(-1, 1, size=steps).round(4).tolist() for _ in range(2))
+    w0 = round(float(rng.uniform(0.3, 1.2)), 3)
+    return HiddenTest(setup='', expression=f'_flat({name}({xs!r}, {ys!r}, {w0!r}, {k}))',
+                      rtol=1e-7, atol=1e-10,
+                      hint=f'on another sequence ({steps} steps, w0 = {w0}, k = {k}) the '
+                           'accumulated w.grad differs')
+
+
+#: How each kind of code answer is tried, by its checker (topic module.name without exNN_).
+PROBES: dict[str, Probe] = {
+    'derivatives.central_difference': central_difference,
+    'write_backward.order': reverse_order,
+    'write_backward.backward': my_backward,
+    'higher_order.newton': newton,
+    'function_node.forward': node_forward,
+    'function_node.backward': node_backward,
+    'gradient_checking.rel_error': rel_error,
+    'gradient_checking.fixed': fixed_log_abs,
+    'matrix_backward.linear': linear,
+    'matrix_backward.softmax_ce': softmax_ce,
+    'two_layer.unbroadcast': unbroadcast,
+    'two_layer.mlp': mlp,
+    'training.train_step': train_step,
+    'cutting_graph.truncated': truncated,
+}
+
+
+def probe_key(checker: Callable) -> str:
+    """The key of a checker in :data:`PROBES`: its topic module and its name without the
+    lesson number.
+
+    >>> from autograd_lab_lessons import checks
+    >>> probe_key(checks.ALL[sorted(checks.ALL)[0]]).count('.')
+    1
+    """
+    topic = checker.__module__.rsplit('.', 1)[-1]
+    return f"{topic}.{checker.__name__.split('_', 1)[1]}"
+
+
+def code(test: HiddenTest, expected: list[float]) -> str:
+    """The hidden test's code: the drawn points, the learner's values, the comparison; an
+    error in the learner's code or a wrong value raises ``AssertionError`` with the hint."""
+    hint = f'Hidden test: {test.hint}.'
+    return '\n'.join([
+        PRELUDE,
+        'try:',
+        *(f'    {line}' for line in test.setup.splitlines()),
+        f'    _got = {test.expression}',
+        'except Exception as _error:',
+        f'    raise AssertionError(f"{{type(_error).__name__}}: {{_error}}. " {hint!r}) '
+        'from None',
+        f'_np.testing.assert_allclose(_got, {[float(v) for v in expected]!r}, '
+        f'rtol={test.rtol!r}, atol={test.atol!r}, err_msg={hint!r})',
+    ])

@@ -1,0 +1,119 @@
+"""``autograd-lab assignments`` (issue 32): what it writes, and what it keeps from students.
+
+The grading loops themselves (nbgrader, otter) are in tests/test_grading_loops.py; here the
+export of one lesson (the first main-path lesson with a code answer, found from the
+notebooks) and the command without the grading extra.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autograd_lab_lessons import assignments, hidden_tests, lessons
+from autograd_lab_lessons.cli import main
+from autograd_lab_lessons.path import MAIN_PATH
+from without_modules import run_without
+
+pytest.importorskip('nbclient', reason='needs the grading extra: pip install -e ".[grading]"')
+
+
+def _first_with_hidden() -> str:
+    for stem in MAIN_PATH:
+        lesson = assignments.read_lesson(stem)
+        if any(assignments._probe(check) for check in lesson.checks):
+            return stem
+    raise AssertionError('no main-path lesson has a code answer')
+
+
+@pytest.fixture(scope='module')
+def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, dict]:
+    stem = _first_with_hidden()
+    out = tmp_path_factory.mktemp('course')
+    written = assignments.export('nbgrader', out, [stem])
+    notebook = json.loads(written[0].path.read_text())
+    return stem, out, notebook
+
+
+def _cells(notebook: dict, key: str) -> list[dict]:
+    return [c for c in notebook['cells'] if c['metadata'].get('nbgrader', {}).get(key)]
+
+
+def test_nbgrader_course_layout_and_cells(exported) -> None:
+    stem, out, notebook = exported
+    assert (out / 'source' / stem / f'{stem}.ipynb').is_file()
+    assert 'ClearSolutions.code_stub' in (out / 'nbgrader_config.py').read_text()
+    lesson = assignments.read_lesson(stem)
+    graded = _cells(notebook, 'grade')
+    assert [(c['metadata']['nbgrader']['grade_id'], c['metadata']['nbgrader']['points'])
+            for c in graded] == [(c.grade_id, c.points) for c in lesson.checks]
+    assert all(c['metadata']['nbgrader']['locked'] for c in graded)
+    for cell in _cells(notebook, 'solution'):
+        text = ''.join(cell['source'])
+        assert text.count('### BEGIN SOLUTION') == 1 and '...' in text.split('### BEGIN')[0]
+    # the solution notebooks' strict line is gone: a student practising gets feedback
+    assert not any(re.search(r'^checks\.STRICT = True', ''.join(c['source']), re.M)
+                   for c in notebook['cells'])
+
+
+def test_hidden_tests_only_in_the_instructor_copy(exported) -> None:
+    stem, _, notebook = exported
+    hidden = [''.join(c['source']).split('### BEGIN HIDDEN TESTS')[1]
+              for c in _cells(notebook, 'grade') if '### BEGIN HIDDEN TESTS' in
+              ''.join(c['source'])]
+    assert hidden
+    # the expected values are literals written now: none of them is in the package
+    expected = [re.search(r'assert_allclose\(_got, (\[.*?\])', h).group(1) for h in hidden]
+    package = Path(assignments.__file__).parent
+    shipped = '\n'.join(p.read_text(errors='replace') for p in package.rglob('*')
+                        if p.is_file() and p.suffix in {'.py', '.ipynb', '.md'})
+    for values in expected:
+        numbers = json.loads(values)
+        assert numbers and all(repr(v) not in shipped for v in numbers if abs(v) > 1e-3
+                               and v != round(v))
+    student = json.loads(next(p for p in lessons() if p.name == f'{stem}.ipynb').read_text())
+    assert 'HIDDEN' not in json.dumps(student)
+
+
+def test_hidden_points_are_new_each_time() -> None:
+    stem = _first_with_hidden()
+    lesson = assignments.read_lesson(stem)
+    check = next(c for c in lesson.checks if assignments._probe(c))
+    draws = {assignments._probe(check)(np.random.default_rng(seed), check.argument)
+             for seed in range(3)}
+    assert len(draws) == 3
+
+
+def test_hidden_test_fails_a_wrong_function_with_the_hint() -> None:
+    """A hidden test's code raises AssertionError carrying its hint on a wrong answer."""
+    test = hidden_tests.PROBES['derivatives.central_difference'](
+        np.random.default_rng(1), 'answer')
+    right_answer = {'answer': lambda f, x, h: (f(x + h) - f(x - h)) / (2 * h)}
+    scope = dict(right_answer)
+    exec(f'{hidden_tests.PRELUDE}\n{test.setup}\n_got = {test.expression}', scope)
+    code = hidden_tests.code(test, scope['_got'].tolist())
+    exec(code, dict(right_answer))  # the right answer passes
+    wrong = {'answer': lambda f, x, h: (f(x + h) - f(x)) / h}
+    with pytest.raises(AssertionError, match='Hidden test: at other points'):
+        exec(code, wrong)
+    with pytest.raises(AssertionError, match=r'ZeroDivisionError.*Hidden test'):
+        exec(code, {'answer': lambda f, x, h: 1 / 0})
+
+
+def test_unknown_format_is_refused(tmp_path) -> None:
+    with pytest.raises(SystemExit):
+        main(['assignments', '--format', 'moodle', str(tmp_path)])
+
+
+@pytest.mark.parametrize('tool', ['nbgrader', 'otter'])
+def test_without_the_extra_the_command_names_the_install(tool, tmp_path) -> None:
+    done = run_without({tool}, 'import sys\nfrom autograd_lab_lessons.cli import main\n'
+                       f'sys.exit(main(["assignments", "--format", "{tool}", "out"]))',
+                       tmp_path, cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1].strip() == 'pip install "autograd-lab[grading]"'
+    assert not (tmp_path / 'out').exists()
