@@ -59,7 +59,7 @@ WRONG = {
                               '    while g.ndim > len(shape):',
                               '        g = g.sum(axis=0)',
                               '    return g'],
-    'training.param_count': ['count = 64 * 32 + 32 * 10  # the biases forgotten'],
+    'training.lr_ranking': ['ranking = [3.0, 0.3, 0.01]  # the largest step taken for the fastest'],
     'cutting_graph.clip_step': ['step = {1.0: 1.0, 5.0: 5.0}  # the learning rate forgotten'],
 }
 
