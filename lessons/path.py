@@ -36,6 +36,7 @@ MAIN_PATH: list[str] = [
     '09_matrix_backward',        # and a two-layer network by hand
     '10_training',               # introduces Parameter, Linear/Chain and the optimizers briefly
     '11_cutting_the_graph',      # uses 10's Parameter and optimizer
+    '12_deep_nets',              # 11's decay through time, now through layers
 ]
 
 #: The Chainer API lessons off the backprop path, in order (taken after the main path).

@@ -60,6 +60,7 @@ WRONG = {
                               '        g = g.sum(axis=0)',
                               '    return g'],
     'training.lr_ranking': ['ranking = [3.0, 0.3, 0.01]  # the largest step taken for the fastest'],
+    'deep_nets.sigmoid_bound': ['bound = {5: 0.5**5, 10: 0.5**10}  # sigma(0), not its slope'],
     'cutting_graph.clip_step': ['step = {1.0: 1.0, 5.0: 5.0}  # the learning rate forgotten'],
 }
 

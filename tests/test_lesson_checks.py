@@ -648,6 +648,33 @@ CASES = [
         (lambda: {1.0: 0.1, 5.0: 0.1}, ['threshold matters']),
         (lambda: {1.0: 0.1, 5.0: 2.5}, ['not at its square']),
         (lambda: 0.1, ['One entry per name'])]),
+    ('ex12_predict', lambda: {'small': 'vanishing', 'standard normal': 'exploding',
+                              'xavier': 'even'}, [
+        (lambda: {'small': 'vanishing', 'standard normal': 'vanishing', 'xavier': 'even'},
+         ['which wins']),
+        (lambda: {'small': 'even', 'standard normal': 'exploding', 'xavier': 'even'},
+         ['shrinks the signal']),
+        (lambda: {'small': 'vanishing', 'standard normal': 'exploding', 'xavier': 'vanishing'},
+         ['about the same']),
+        (lambda: {'small': 'exploding', 'standard normal': 'vanishing', 'xavier': 'even'},
+         ['shrinks the signal']),
+        (lambda: {'small': 'vanishing', 'standard normal': 'big', 'xavier': 'even'},
+         ['one of']),
+        (lambda: {'small': 'vanishing', 'xavier': 'even'}, ['one of'])]),
+    ('ex12_sigmoid_bound', lambda: {5: 0.25**5, 10: 0.25**10}, [
+        (lambda: {5: 0.5**5, 10: 0.5**10}, ['the value']),
+        (lambda: {5: 1.0, 10: 1.0}, ["tanh's slope"]),
+        (lambda: {5: 1.25, 10: 2.5}, ['multiplies the slopes']),
+        (lambda: {5: 0.25**4, 10: 0.25**9}, ['Count the sigmoids']),
+        (lambda: {5: 4.0**5, 10: 4.0**10}, ['shrinks']),
+        (lambda: {5: 0.25**5}, ['One entry per name'])]),
+    ('ex12_init_std', lambda: {'tanh': 0.125, 'relu': np.sqrt(2 / 64)}, [
+        (lambda: {'tanh': 1 / 64, 'relu': 2 / 64}, ['variances']),
+        (lambda: {'tanh': np.sqrt(1 / 16), 'relu': np.sqrt(2 / 64)}, ['Fan-in']),
+        (lambda: {'tanh': 0.125, 'relu': np.sqrt(2 / 16)}, ['Fan-in']),
+        (lambda: {'tanh': 0.125, 'relu': 0.125}, ['doubles']),
+        (lambda: {'tanh': np.sqrt(2 / 64), 'relu': np.sqrt(2 / 64)}, ['zeroes nothing']),
+        (lambda: {'tanh': np.sqrt(1 / 64)}, ['One entry per name'])]),
     ('exA1_recorded', lambda: {'y1', 'y3', 'y4'}, [
         (lambda: {'y1', 'y2', 'y3'}, ['y2 was computed inside no_backprop_mode']),
         (lambda: {'y1'}, ['force_backprop_mode switches recording back on']),
@@ -1506,7 +1533,8 @@ PREDICTIONS = {
     'ex02_view_predictions', 'ex03_released', 'ex04_weighted', 'ex05_ranks',
     'ex05_accumulated', 'ex05_run_to', 'ex06_predict', 'ex06_engine_order', 'ex07_no_double',
     'ex08_slope', 'ex08_kink', 'ex09_shapes', 'ex09_count', 'ex09_mlp_shapes',
-    'ex10_lr_ranking', 'ex11_predict', 'ex11_vanishing', 'ex11_clip_step', 'exA1_recorded',
+    'ex10_lr_ranking', 'ex11_predict', 'ex11_vanishing', 'ex11_clip_step', 'ex12_predict',
+    'exA1_recorded',
     'exA2_param_count', 'exA3_zero_in_float16', 'exA4_stays_on_gpu',
 }
 

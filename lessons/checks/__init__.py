@@ -64,6 +64,7 @@ from .cutting_graph import (
     ex11_predict, rnn_grad, ex11_truncated, ex11_vanishing, ex11_clip_step, RNN_XS, RNN_TARGETS,
     UNCHAIN_X,
 )
+from .deep_nets import ex12_predict, ex12_sigmoid_bound, ex12_init_std, INITS, VERDICTS
 # the appendix
 from .no_backprop import exA1_recorded, exA1_predict
 from .links import exA2_param_count
@@ -87,6 +88,7 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
     'GATES_B',
     'GENERIC_LINES',
     'GRADING',
+    'INITS',
     'LEARNING_RATES',
     'LINEAR_SHAPES',
     'LR_RANKING',
@@ -98,6 +100,7 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
     'RNN_XS',
     'STRICT',
     'UNCHAIN_X',
+    'VERDICTS',
     'Feedback',
     'ex01_accumulate',
     'ex01_central_difference',
