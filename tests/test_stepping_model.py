@@ -1,4 +1,5 @@
-"""The kernel-side stepping model (autograd_lab_widget.stepping), without any widget library:
+"""The kernel-side stepping model (autograd_lab_widget.session.stepping), without any
+widget library:
 following the engine, stepping its own backward, history, reset, backward run from code,
 predict mode and its score, run to here, higher-order marking, and the ledger's numbers."""
 
@@ -15,9 +16,9 @@ import autograd_lab as chainer
 import autograd_lab.functions as F
 from autograd_lab import events
 
-from autograd_lab_widget import recorder
-from autograd_lab_widget.drawing import DEFAULT_OPTIONS
-from autograd_lab_widget.prediction import Score
+from autograd_lab_widget.follow import recorder
+from autograd_lab_widget.present.drawing import DEFAULT_OPTIONS
+from autograd_lab_widget.quiz.prediction import Score
 
 
 @pytest.fixture(autouse=True)
@@ -55,8 +56,8 @@ def test_the_model_imports_no_widget_library():
         import sys
         import numpy as np
         import autograd_lab as chainer
-        from autograd_lab_widget.stepping import StepModel
-        from autograd_lab_widget.drawing import DEFAULT_OPTIONS
+        from autograd_lab_widget.session.stepping import StepModel
+        from autograd_lab_widget.present.drawing import DEFAULT_OPTIONS
         x = chainer.Variable(np.array(5.0), name='x')
         model = StepModel(x ** 2 - 2 * x + 1)
         model.predict = True

@@ -1,6 +1,6 @@
 """GraphView: the live graph widget (anywidget).
 
-The view is a thin widget over a :class:`~autograd_lab_widget.stepping.StepModel`,
+The view is a thin widget over a :class:`~autograd_lab_widget.session.stepping.StepModel`,
 which follows the engine through its events, steps the engine's own backward
 (:class:`autograd_lab.BackwardStepper`, paused between steps: there is no second
 backward implementation here), grades predictions and says what to draw.  The
@@ -46,10 +46,11 @@ import traitlets
 
 from autograd_lab import backend, events
 
-from autograd_lab_widget import (
-    bounds, bundle, drawing, hosts, lifetime, messages, picture, prediction,
-)
-from autograd_lab_widget.stepping import StepModel
+from autograd_lab_widget import bundle, hosts, lifetime, messages
+from autograd_lab_widget.follow import bounds
+from autograd_lab_widget.present import drawing, picture
+from autograd_lab_widget.quiz import prediction
+from autograd_lab_widget.session.stepping import StepModel
 
 logger = logging.getLogger('autograd_lab_widget')
 
@@ -494,7 +495,7 @@ class GraphView(anywidget.AnyWidget):
     def _ipython_display_(self, **kwargs: Any) -> None:
         """Show the live widget, and after it a static picture of the graph as it is now.
 
-        The picture (:mod:`~autograd_lab_widget.picture`) is a second output: notebook
+        The picture (:mod:`~autograd_lab_widget.present.picture`) is a second output: notebook
         viewers that run no widget code, or give the widget view precedence over any other
         representation of the same output (nbconvert's HTML, nbviewer, Jupyter Book),
         show it.  Where the widget draws, it hides the picture (they share

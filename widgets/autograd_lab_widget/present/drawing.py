@@ -22,7 +22,7 @@ view's default scale), so its width is known: :data:`CHAR_WIDTH` per character.
 >>> from autograd_lab import events
 >>> from autograd_lab.graph import GraphModel
 >>> from autograd_lab_widget.naming import Names
->>> from autograd_lab_widget.state import ViewState
+>>> from autograd_lab_widget.follow.state import ViewState
 >>> x = chainer.Variable(np.array(2.0), name='x')
 >>> state = ViewState(GraphModel.from_outputs(x * x))
 >>> frame = draw(state, dict(DEFAULT_OPTIONS), names=Names())
@@ -43,7 +43,7 @@ from autograd_lab.graph.dot import escape_text
 
 from autograd_lab_widget import arrays, naming
 from autograd_lab_widget.naming import Names
-from autograd_lab_widget.state import ViewState
+from autograd_lab_widget.follow.state import ViewState
 
 DEFAULT_OPTIONS: dict = {
     'search': '', 'max_depth': 0, 'max_order': None, 'hide_constants': False,

@@ -2,7 +2,7 @@
 
 :class:`StepModel` is everything a :class:`~autograd_lab_widget.GraphView` knows and
 does, without any widget library: it follows the engine through its events (keeping
-those that concern its graph in a :class:`~autograd_lab_widget.timeline.Timeline`),
+those that concern its graph in a :class:`~autograd_lab_widget.session.timeline.Timeline`),
 steps the engine's own :class:`~autograd_lab.BackwardStepper` (there is no second
 backward for display), travels in the recorded history, runs to a breakpoint,
 grades predictions, and describes what to draw (:meth:`StepModel.scene`).  The
@@ -41,11 +41,14 @@ from typing import Any
 
 from autograd_lab import BackwardStepper, FunctionNode, Variable, backend, events, graph
 
-from autograd_lab_widget import arrays, bounds, drawing, ledger, panel, prediction, recorder
+from autograd_lab_widget import arrays
+from autograd_lab_widget.follow import bounds, recorder
+from autograd_lab_widget.present import drawing, ledger, panel
+from autograd_lab_widget.quiz import prediction
 from autograd_lab_widget.index import ObjectIndex
 from autograd_lab_widget.naming import Names
-from autograd_lab_widget.state import ViewState
-from autograd_lab_widget.timeline import Timeline
+from autograd_lab_widget.follow.state import ViewState
+from autograd_lab_widget.session.timeline import Timeline
 
 logger = logging.getLogger('autograd_lab_widget')
 

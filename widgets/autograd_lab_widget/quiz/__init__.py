@@ -1,0 +1,6 @@
+"""Predict first, graded: the student's guess for a step's gradients, checked and scored.
+
+- :mod:`.prediction`: parsing a guess, grading it against the engine's own step, the score.
+
+Imports only the package's leaves (``arrays``, ``expressions``).
+"""

@@ -1,0 +1,9 @@
+"""A student's session with one view: stepping the engine's backward, time travel, run to
+here, reset and selection.
+
+- :mod:`.stepping`: :class:`~.stepping.StepModel`, everything a view knows and does;
+- :mod:`.timeline`: the view's history, replayable to any step boundary.
+
+Imports the leaves, ``follow``, ``quiz`` and ``present``; never the widget shell
+(``view``, ``messages``...), so it loads no widget library.
+"""
