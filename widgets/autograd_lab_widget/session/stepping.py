@@ -36,14 +36,13 @@ import sys
 import threading
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from autograd_lab import BackwardStepper, FunctionNode, Variable, backend, events, graph
 
 from autograd_lab_widget import arrays
 from autograd_lab_widget.follow import bounds, recorder
-from autograd_lab_widget.present import drawing, ledger, panel
+from autograd_lab_widget.present import drawing, ledger, panel, scenes
 from autograd_lab_widget.quiz import prediction
 from autograd_lab_widget.index import ObjectIndex
 from autograd_lab_widget.naming import Names
@@ -67,19 +66,6 @@ def as_outputs(outputs: Any) -> list:
         if not isinstance(v, Variable):
             raise TypeError(f'a graph view shows Variables, got {type(v).__name__}')
     return out
-
-
-@dataclass
-class Scene:
-    """What to draw at one position: the drawing, the status line, the ledger, the
-    inspect panel."""
-
-    frame: drawing.Frame
-    status: dict
-    ledger: dict
-    panel: dict
-    orders: list
-    position: int
 
 
 class StepModel:
@@ -352,14 +338,18 @@ class StepModel:
     def upcoming(self, state: ViewState | None = None) -> ledger.Upcoming | None:
         """The function the next step runs (live: the engine's stepper; in history: the
         next step recorded), or None when there is none."""
-        if self._pos is not None:
-            e = self.timeline.next_of('backward_step_started', self._pos)
-            run = (state or self.state()).trace.run_id
+        return self._upcoming_at(self._pos, state or self.state())
+
+    def _upcoming_at(self, pos: int | None, state: ViewState) -> ledger.Upcoming | None:
+        """:meth:`upcoming` at position ``pos`` (None: the live end), whose state is
+        ``state``."""
+        if pos is not None:
+            e = self.timeline.next_of('backward_step_started', pos)
+            run = state.trace.run_id
             if e is None or (run is not None and e.run_id != run):
                 return None
-            return self._upcoming(e.func_id, e.grad_outputs, e.reason, e.frontier_ids,
-                                  e.frontier_size)
-        state = state or self.live
+            return self._upcoming(state, e.func_id, e.grad_outputs, e.reason,
+                                  e.frontier_ids, e.frontier_size)
         stepper = self._stepper_live()
         if stepper is not None:
             func = stepper.next_function
@@ -367,7 +357,7 @@ class StepModel:
             grads = tuple(None if n is None else events.snapshot(
                 _raw(stepper.pending_grad(n))) for n in outs)
             frontier = stepper.frontier
-            return self._upcoming(events.uid(func), grads, stepper.why_next(),
+            return self._upcoming(state, events.uid(func), grads, stepper.why_next(),
                                   tuple(events.uid(f) for f in frontier[:events.FRONTIER_MAX]),
                                   len(frontier))
         if self._idle_reason() is not None or self._finished(state):
@@ -385,12 +375,12 @@ class StepModel:
                 root.array))
         grads = tuple(events.snapshot(seed) if ref() is root.node else None
                       for ref in creator.outputs or ())
-        return self._upcoming(fid, grads, f'Backward starts at the function that made '
+        return self._upcoming(state, fid, grads, f'Backward starts at the function that made '
                               f'{self.names.of(state.model, events.uid(root))}.', (fid,), 1)
 
-    def _upcoming(self, fid: int, grads: tuple, reason: str, frontier: tuple,
-                  size: int) -> ledger.Upcoming:
-        model = self.live.model if self._pos is None else self.state().model
+    def _upcoming(self, state: ViewState, fid: int, grads: tuple, reason: str,
+                  frontier: tuple, size: int) -> ledger.Upcoming:
+        model = state.model
         f = model.nodes.get(fid)
         targets = ()
         if f is not None:
@@ -821,137 +811,48 @@ class StepModel:
             _drop_shared(self._root_id(), self._stepper)
             self._stepper = None
 
-    # ---- what to draw ----------------------------------------------------------------
+    # ---- what is shown (made into a drawing by present/scenes.py) -------------------
 
-    def _roles(self, state: ViewState, options: dict, next_id: int | None,
-               table: dict[int, str]) -> dict[int, str]:
-        model = state.model
-        roles: dict[int, str] = {}
-        for i in drawing.search_hits(model, options['search'], table):
-            roles[i] = 'search'
-        sel = self.selected_id
-        if sel is not None and sel in model.nodes and options['highlight_direction'] != 'none':
-            up = options['highlight_direction'] == 'up'
-            for i in (model.upstream(sel) if up else model.downstream(sel)):
-                roles[i] = 'upstream' if up else 'downstream'
-        for i in self._preview:
-            roles[i] = 'cut'
-        if sel is not None:
-            roles[sel] = 'selected'
-        if next_id is not None:
-            roles[next_id] = 'next'
-        return {i: r for i, r in roles.items() if i in model.nodes}
+    def _shown(self, pos: int | None, *, replay: bool = False) -> scenes.Shown:
+        """What is shown at position ``pos`` (None: the live end).  A frame of the HTML
+        replay (``replay``) shows no selection and no unchain preview."""
+        state = self.live if pos is None else self.timeline.state_at(pos)
+        state.model.refresh()
+        self.names.learn(state.model)
+        up = self._upcoming_at(pos, state)
+        live, marks = pos is None, not replay
+        return scenes.Shown(
+            state=state, upcoming=up, names=self.names, root=self._root_id(),
+            roots=[events.uid(r) for r in self.roots],
+            position=len(self.timeline) if live else pos, length=len(self.timeline),
+            live=live, replay=replay, finished=self._finished(state),
+            own_run=state.trace.run_id in self._own_runs,
+            targets=[] if replay else self._targets(state, up),
+            idle=self._idle_reason() if live else None, held=self._leaf_grads,
+            selected_id=self.selected_id if marks else None,
+            selected=self.selected if marks and live else None,
+            preview=frozenset(self._preview) if marks else frozenset(),
+            expanded=self.expanded, predict=self.predict, score=self.score.as_dict(),
+            verdict=self._verdict, shown_verdict=self._shown_verdict(state),
+            message=self.message, notice=self._notice)
 
-    def _total_steps(self, model: graph.GraphModel) -> int | None:
-        root = self._root_id()
-        if root is None or root not in model.nodes:
-            return None
-        return sum(1 for i in model.upstream(root) if model.nodes[i].category == 'function'
-                   and 'unchained' not in model.nodes[i].states)
-
-    def status(self, state: ViewState, up: ledger.Upcoming | None, *,
-               replay: bool = False) -> dict:
-        """The status payload: the step counter, what the view shows, what is possible.
-        ``replay``: a frame of the HTML replay, told as if it were happening now."""
-        model, trace = state.model, state.trace
-        live = self._pos is None or replay
-        total = self._total_steps(model)
-        finished = self._finished(state)
-        root = self._root_id()
-        own = trace.run_id in self._own_runs
-        st: dict = {'step': trace.steps, 'total': total, 'live': live,
-                    'position': self.position, 'length': len(self.timeline),
-                    'can_back': self.position > 0, 'predict': self.predict,
-                    'score': self.score.as_dict(), 'verdict': self._verdict,
-                    'message': self.message, 'notice': self._notice if live else '',
-                    'next_id': up.func_id if up is not None else None,
-                    'last_id': trace.last.func_id if trace.last is not None else None,
-                    'run': None if trace.run_id is None else ('view' if own else 'code'),
-                    'targets': [] if replay else self._targets(state, up)}
-        idle = self._idle_reason() if self._pos is None else None
-        st['done'] = up is None
-        table = self.names.table(model)
-        if idle is not None:
-            text = idle
-        elif not live:
-            text = (f'History: step {trace.steps}' + (f' of {total}' if total else '')
-                    + ' (Step goes forward, Run to end returns to now).')
-        elif trace.finished and not trace.run_ok and root in trace.run_roots:
-            text = (f'Backward failed at step {trace.steps + 1}: {trace.run_error}. Every grad '
-                    'is as before it began: Step tries again, Back shows the steps that '
-                    'ran, Reset starts over.')
-        elif finished:
-            text = ('Backward finished: every gradient has arrived.' if own or replay else
-                    f'{table.get(root, "the output")}.backward() ran from your code '
-                    f'({trace.steps} steps). Reset to step through it here.')
-        elif up is not None and trace.run_id is not None and trace.run_open:
-            text = f'Step {trace.steps}' + (f' of {total}' if total else '') + \
-                f': next {self.names.described(model, up.func_id)}.'
-        elif up is not None and self._pos is None and not replay and \
-                (held := self._leaf_grads()):
-            # a view made after backward: the grads shown come from it, and stepping adds
-            text = f'{", ".join(sorted(held))}: grads from a backward that already ran.'
-            st['notice'] = st['notice'] or 'Reset: clear them. Step: add to them.'
-            st['counter'] = 'Already ran'  # not "Step 0 of 3" beside grads shown
-        elif up is not None:
-            text = (f'Press Step to run backward from {table.get(root, "the output")}, one '
-                    'function at a time' + (f' ({total} steps).' if total else '.'))
-        else:
-            text = 'Nothing more to step.'
-        st['text'] = text
-        st['can_step'] = self._pos is not None or up is not None
-        return st
-
-    def scene(self, options: dict, *, replay: bool = False) -> Scene:
-        """Everything to draw at the shown position under ``options`` (``replay``: for
-        the HTML replay, see :meth:`status`)."""
+    def scene(self, options: dict, *, replay: bool = False) -> scenes.Scene:
+        """Everything to draw at the shown position under ``options`` (``replay``: told
+        as the HTML replay tells it, see :class:`~autograd_lab_widget.present.scenes.Shown`)."""
         with self._lock:
-            state = self.state()
-            live = self._pos is None
-            model = state.model
-            model.refresh()
-            self.names.learn(model)
-            up = self.upcoming(state)
-            next_id = up.func_id if up is not None else None
-            table = self.names.table(model)
-            roots = [events.uid(r) for r in self.roots if events.uid(r) in model.nodes]
-            focus = self._focus(state, next_id)
-            look = self._look
-            look.fresh = ({i for i, _, _ in state.trace.last.targets}
-                          if state.trace.last is not None and state.trace.current is None
-                          else set())
-            frame = drawing.draw(state, options, names=self.names, roots=roots,
-                                 roles=self._roles(state, options, next_id, table),
-                                 expanded=self.expanded, focus=focus, keep=self._window,
-                                 look=look)
-            self._window = frame.window
-            st = self.status(state, up, replay=replay)
-            if frame.window is not None:
-                st['note'] = (f'{frame.shown} of {frame.total} nodes drawn: the part around '
-                              'the next function (select or search to look elsewhere).')
-            elif frame.shown < frame.total:
-                st['note'] = (f'{frame.shown} of {frame.total} nodes drawn one by one'
-                              + (f', {frame.links} Links collapsed (click one to expand)'
-                                 if frame.links else '') + '.')
-            else:
-                st['note'] = ''
-            book = {'sections': ledger.sections(state, self.names, upcoming=up,
-                                                verdict=self._shown_verdict(state),
-                                                quiz=self.predict)}
-            return Scene(frame, st, book, self._panel(state, live),
-                         sorted({n.order for n in model.nodes.values()} | {0}), self.position)
+            made = scenes.scene(self._shown(self._pos, replay=replay), options, self._look,
+                                self._window)
+            self._window = made.frame.window
+            return made
 
     def _shown_verdict(self, state: ViewState) -> str:
         """The verdict of the step just run in ``state`` (live or in history), if any."""
         return self._gradebook.text(self._step_key(state)) if state.trace.last else ''
 
-    def _focus(self, state: ViewState, next_id: int | None) -> list[int]:
-        """The nodes a big graph's drawing is centred on: the next function and the
-        selection, else the function that ran last."""
-        focus = [i for i in (next_id, self.selected_id) if i is not None]
-        if not focus and state.trace.last is not None:
-            focus = [state.trace.last.func_id]
-        return focus
+    def _look_copy(self) -> drawing.Look:
+        """The live view's look (its cell widths), copied: drawings made for elsewhere
+        leave what the live view has drawn untouched."""
+        return dataclasses.replace(self._look, slots=dict(self._look.slots), last=None)
 
     def still(self, options: dict) -> tuple[drawing.Frame, dict]:
         """The drawing of the shown position, texts included, and its status, made
@@ -960,66 +861,26 @@ class StepModel:
         ``options['max_nodes']`` than the live view's draws the part around the next
         function."""
         with self._lock:
-            look = dataclasses.replace(self._look, slots=dict(self._look.slots), last=None)
-            state = self.state()
-            state.model.refresh()
-            self.names.learn(state.model)
-            up = self.upcoming(state)
-            next_id = up.func_id if up is not None else None
-            roots = [events.uid(r) for r in self.roots if events.uid(r) in state.model.nodes]
+            shown = self._shown(self._pos)
             window = self._window
             keep = window if window is not None and len(window) <= options['max_nodes'] \
                 else None
-            frame = drawing.draw(state, options, names=self.names, roots=roots,
-                                 roles=self._roles(state, options, next_id,
-                                                   self.names.table(state.model)),
-                                 expanded=self.expanded, focus=self._focus(state, next_id),
-                                 keep=keep, look=look)
-            return frame, self.status(state, up)
+            return scenes.draw(shown, options, self._look_copy(), keep), scenes.status(shown)
 
     def to_dot(self, options: dict) -> str:
         """The DOT of the picture shown, texts included (a scene's DOT is the layout the
         browser has: while only texts change it is not made again)."""
         return self.still(options)[0].dot
 
-    def _panel(self, state: ViewState, live: bool) -> dict:
-        sel = self.selected_id
-        if sel is None:
-            return {}
-        model = state.model
-        if sel not in model.nodes:
-            return {'id': sel, 'title': f'#{sel}', 'rows': [],
-                    'note': 'This node is not part of the graph at this point in the history.'}
-        root = self._root_id()
-        can_run_to = (live and model.nodes[sel].category == 'function'
-                      and root is not None and sel in model.upstream(root)
-                      and sel not in state.trace.done and not self._finished(state))
-        body = panel.payload(state, sel, self.selected if live else None, self.names,
-                             can_run_to=can_run_to)
-        if not live:
-            body['note'] = 'History: values as recorded at this step (Step to go forward).'
-        return body
-
     def frames(self, options: dict) -> list[dict]:
         """One drawing per step boundary of the history (what the HTML replay steps
-        through): ``{'dot', 'key', 'nodes', 'status', 'ledger', 'position'}``."""
+        through): ``{'dot', 'key', 'nodes', 'status', 'ledger', 'position', 'focus'}``."""
         with self._lock:
-            saved = (self._pos, self._window, self.selected_id, self._preview)
-            out = []
-            self.selected_id, self._preview, self._window = None, set(), None
-            try:
-                for pos in self.timeline.boundaries():
-                    self._pos = None if pos == len(self.timeline) else pos
-                    scene = self.scene(options, replay=True)
-                    if not scene.frame.nodes and pos < len(self.timeline):
-                        continue  # before a recorded cell ran: nothing to draw yet
-                    out.append({'dot': scene.frame.dot, 'key': scene.frame.key,
-                                'nodes': scene.frame.nodes, 'status': scene.status,
-                                'ledger': scene.ledger, 'position': pos,
-                                'focus': scene.frame.focus})
-            finally:
-                self._pos, self._window, self.selected_id, self._preview = saved
-            return out
+            look, end = self._look_copy(), len(self.timeline)
+            made = (scenes.replay_frame(self._shown(None if pos == end else pos, replay=True),
+                                        options, look)
+                    for pos in self.timeline.boundaries())
+            return [frame for frame in made if frame is not None]
 
     def panels(self, limit: int) -> dict[str, dict]:
         """Inspect panels of every node at the end of the history (at most ``limit``)."""
