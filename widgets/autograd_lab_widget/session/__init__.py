@@ -2,7 +2,7 @@
 here, reset and selection.
 
 - :mod:`.stepping`: :class:`~.stepping.StepModel`, everything a view knows and does;
-- :mod:`.timeline`: the view's history, replayable to any step boundary.
+- :mod:`.shared`: one backward per graph, shared by the views of that graph.
 
 Imports the leaves, ``follow``, ``quiz`` and ``present``; never the widget shell
 (``view``, ``messages``...), so it loads no widget library.

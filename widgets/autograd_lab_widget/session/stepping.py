@@ -2,7 +2,7 @@
 
 :class:`StepModel` is everything a :class:`~autograd_lab_widget.GraphView` knows and
 does, without any widget library: it follows the engine through its events (keeping
-those that concern its graph in a :class:`~autograd_lab_widget.session.timeline.Timeline`),
+those that concern its graph in a :class:`~autograd_lab_widget.follow.timeline.Timeline`),
 steps the engine's own :class:`~autograd_lab.BackwardStepper` (there is no second
 backward for display), travels in the recorded history, runs to a breakpoint,
 grades predictions, and describes what to draw (:meth:`StepModel.scene`).  The
@@ -46,14 +46,12 @@ from autograd_lab_widget.present import drawing, ledger, panel, scenes
 from autograd_lab_widget.quiz import prediction
 from autograd_lab_widget.index import ObjectIndex
 from autograd_lab_widget.naming import Names
+from autograd_lab_widget.session import shared
 from autograd_lab_widget.follow.state import ViewState
-from autograd_lab_widget.session.timeline import Timeline
+from autograd_lab_widget.follow.filter import EventFilter
+from autograd_lab_widget.follow.timeline import Timeline
 
 logger = logging.getLogger('autograd_lab_widget')
-
-#: Most VariableCreated events held while waiting to learn whether they join the graph.
-MAX_PENDING = 10_000
-
 
 def as_outputs(outputs: Any) -> list:
     """``outputs`` (None, a Variable or Variables) as a list of Variables."""
@@ -108,14 +106,13 @@ class StepModel:
         if base is not None:
             self._orders_from_objects(base.model)
         self.timeline = Timeline(entries, base, patch=self._patch_scopes)
+        self._filter = EventFilter(lambda ident: ident in self.timeline.live.model.nodes)
         self._stepper: BackwardStepper | None = None
         self._stepper_run: int | None = None  # the run id of the backward we stepped last
         self._grads_before: list | None = None  # leaves' grads before our backward began
         self._starting = False
         self._own_runs: set[int] = set()
-        self._runs: set[int] = set()  # runs over this graph whose events we take
         self._open_runs: set[int] = set()
-        self._pending_vars: dict[int, Any] = {}
         self._pos: int | None = None  # None: the live end
         self._armed = False  # Step was pressed once on a graph whose leaves hold grads
         self._notice = ''
@@ -156,52 +153,10 @@ class StepModel:
         """The state at the live end (everything the engine did so far)."""
         return self.timeline.live
 
-    def _known(self, ident: Any) -> bool:
-        return ident in self.timeline.live.model.nodes
-
-    def _accept(self, e: events.Event) -> list:
-        """The events to record for ``e``: [] when it does not concern this graph."""
-        kind = e.kind
-        if kind == 'variable_collected':  # a variable we were waiting on is gone
-            self._pending_vars.pop(e.var_id, None)
-        if kind == 'variable_created':
-            if not self._known(e.var_id):
-                self._pending_vars[e.var_id] = e
-                if len(self._pending_vars) > MAX_PENDING:
-                    self._pending_vars.pop(next(iter(self._pending_vars)))
-                return []
-            return [e]
-        if kind == 'function_applied':
-            if not e.recorded:  # no graph was made (a grad summed outside double backprop)
-                return []
-            if not (any(self._known(i) for i in e.input_ids) or self._known(e.in_backward_of)):
-                return []
-            ids = (*e.input_ids, *e.output_ids)
-            held = [self._pending_vars.pop(i) for i in dict.fromkeys(ids)
-                    if i in self._pending_vars and not self._known(i)]
-            return sorted(held, key=lambda v: v.seq) + [e]
-        if kind == 'backward_started':
-            if any(self._known(i) for i in e.root_ids):
-                self._runs.add(e.run_id)
-                return [e]
-            return []
-        if kind in ('backward_step_started', 'backward_step_done'):
-            return [e] if e.run_id in self._runs else []
-        if kind == 'backward_finished':
-            if e.run_id in self._runs:
-                self._runs.discard(e.run_id)  # no more events of this run will come
-                return [e]
-            return []
-        if kind == 'unchained':
-            ids = (e.root_id, *e.var_ids, *e.func_ids)
-            return [e] if any(self._known(i) for i in ids) else []
-        ident = getattr(e, 'var_id', None)
-        return [e] if ident is not None and self._known(ident) else []
-
     def on_event(self, e: events.Event) -> bool:
         """Take one engine event (the subscription calls this); True if it was kept."""
         with self._lock:  # events may come from any thread
-            accepted = self._accept(e)
+            accepted = self._filter.take(e)
             for event in accepted:
                 self._note_run(event)
                 self.timeline.append(event)
@@ -222,11 +177,11 @@ class StepModel:
             self._stepper_run = e.run_id
             return
         root = self._root_id()
-        if root in _starting:
+        if root in shared.STARTING:
             return  # another view of this graph is starting it: we may step it too
         if root is not None and root in e.root_ids and self._stepper is not None \
                 and not self._stepper.done:
-            _drop_shared(root, self._stepper)
+            shared.drop(root, self._stepper)
             self._stepper = None
             self._notice = ('A backward started outside the view replaced the one it was '
                             'stepping.')
@@ -316,14 +271,14 @@ class StepModel:
         """The backward half-way: ours, or another view's of the same graph."""
         s = self._stepper
         if s is not None and not s.done:
-            entry = _in_flight.get(self._root_id())
+            entry = shared.IN_FLIGHT.get(self._root_id())
             if entry is None or entry[0]() is not s:  # another view reset it: it is gone
                 self._stepper = None
                 self._notice = 'Another view of this graph reset the backward it was stepping.'
                 return None
             return s
-        shared = _shared(self._root_id())
-        return shared[0] if shared is not None else None
+        other = shared.in_flight(self._root_id())
+        return other[0] if other is not None else None
 
     def _idle_reason(self) -> str | None:
         """Why there is nothing to step from the live end, or None."""
@@ -426,9 +381,9 @@ class StepModel:
         if reason is not None:
             raise RuntimeError(reason)
         root = self._root_id()
-        shared = _shared(root)
-        if shared is not None:  # another view of this graph is half-way: go on with it
-            self._stepper, self._stepper_run = shared
+        other = shared.in_flight(root)
+        if other is not None:  # another view of this graph is half-way: go on with it
+            self._stepper, self._stepper_run = other
             self._own_runs.add(self._stepper_run)
             self._notice = ('Another view of this graph started this backward: Step here '
                             'goes on with the same one (each grad is computed once).')
@@ -443,15 +398,15 @@ class StepModel:
         if self._grads_before is None:  # what Reset gives back
             self._grads_before = self._leaf_snapshot()
         self._starting, self._stepper_run = True, None
-        _starting.add(root)
+        shared.STARTING.add(root)
         try:
             self._stepper = BackwardStepper.for_backward(
                 [self.roots[0]], retain_grad=self.retain_grad,
                 enable_double_backprop=self.enable_double_backprop)
         finally:
             self._starting = False
-            _starting.discard(root)
-        _in_flight[root] = (weakref.ref(self._stepper), self._stepper_run)
+            shared.STARTING.discard(root)
+        shared.IN_FLIGHT[root] = (weakref.ref(self._stepper), self._stepper_run)
         return self._stepper
 
     def _leaf_snapshot(self) -> list:
@@ -617,7 +572,7 @@ class StepModel:
             self.message = ''
             self._go_live()
             self._index.walk(self.roots)
-            _drop_shared(self._root_id(), self._stepper)  # other views' Step stops too
+            shared.drop(self._root_id(), self._stepper)  # other views' Step stops too
             for var in self._index.live_variables():
                 var.cleargrad()
             self._stepper = None
@@ -779,7 +734,7 @@ class StepModel:
                 var.unchain_backward()
             else:
                 var.unchain()
-            _drop_shared(self._root_id(), self._stepper)
+            shared.drop(self._root_id(), self._stepper)
             self._stepper = None  # a new backward must see the cut graph
 
     def device(self) -> str:
@@ -808,7 +763,7 @@ class StepModel:
             for var in self._index.live_variables():
                 if var.array is not None:
                     var.to_device(dev)
-            _drop_shared(self._root_id(), self._stepper)
+            shared.drop(self._root_id(), self._stepper)
             self._stepper = None
 
     # ---- what is shown (made into a drawing by present/scenes.py) -------------------
@@ -934,31 +889,6 @@ _following: weakref.WeakSet = weakref.WeakSet()
 def _stop_following() -> None:
     for model in list(_following):
         model.close()
-
-
-#: The backward the views of a graph step, by the output's id, with its run id: one in
-#: flight per graph, so that two views of one graph step the same backward instead of
-#: each discarding the other's half-done one.
-_in_flight: dict[int, tuple[weakref.ref, int | None]] = {}
-#: Outputs whose backward a view is making right now.
-_starting: set[int] = set()
-
-
-def _shared(root: int | None) -> tuple[BackwardStepper, int | None] | None:
-    """The backward in flight over output ``root`` and its run id, or None."""
-    entry = _in_flight.get(root)
-    stepper = entry[0]() if entry is not None else None
-    if stepper is None or stepper.done:
-        _in_flight.pop(root, None)
-        return None
-    return stepper, entry[1]
-
-
-def _drop_shared(root: int | None, stepper: BackwardStepper | None) -> None:
-    """Forget ``stepper`` as the backward in flight over ``root`` (a Reset dropped it)."""
-    entry = _in_flight.get(root)
-    if stepper is not None and entry is not None and entry[0]() is stepper:
-        del _in_flight[root]
 
 
 def _raw(g: Any) -> Any:
