@@ -44,6 +44,7 @@ from autograd_lab_widget import arrays
 from autograd_lab_widget.follow import bounds, recorder
 from autograd_lab_widget.present import drawing, ledger, panel, scenes
 from autograd_lab_widget.quiz import prediction
+from autograd_lab_widget.quiz.predict_mode import PredictMode
 from autograd_lab_widget.index import ObjectIndex
 from autograd_lab_widget.naming import Names
 from autograd_lab_widget.session import shared
@@ -116,10 +117,7 @@ class StepModel:
         self._pos: int | None = None  # None: the live end
         self._armed = False  # Step was pressed once on a graph whose leaves hold grads
         self._notice = ''
-        self.predict = False
-        self.score = prediction.Score()
-        self._verdict = ''
-        self._gradebook = prediction.Gradebook()
+        self.quiz = PredictMode()
         self._selected_ref: Any = None
         self.selected_id: int | None = None
         self._preview: set[int] = set()
@@ -145,6 +143,20 @@ class StepModel:
         sub = events.subscribe(listener)
         self._subscription: events.Subscription | None = sub
         _following.add(self)
+
+    @property
+    def predict(self) -> bool:
+        """Predict mode: a step waits for a guess (see :meth:`guess`)."""
+        return self.quiz.on
+
+    @predict.setter
+    def predict(self, on: bool) -> None:
+        self.quiz.on = bool(on)
+
+    @property
+    def score(self) -> prediction.Score:
+        """Predict mode's score: steps guessed right, wrong, and run without a guess."""
+        return self.quiz.score
 
     # ---- following the engine --------------------------------------------------------
 
@@ -427,7 +439,7 @@ class StepModel:
                 stepper.step()
         except BaseException as error:
             self._stepper = None
-            self._verdict = ''
+            self.quiz.verdict = ''
             self.message = (f'The step failed ({type(error).__name__}: {error}). Every grad '
                             'is back to what it was before this backward: Step tries again, '
                             'Back shows the steps that ran, Reset starts over.')
@@ -455,14 +467,10 @@ class StepModel:
                 return False
             before = self.live.trace.steps
             self._stepped(stepper)
-            if self.predict and self.live.trace.steps > before:
-                key = self._step_key(self.live)
-                if not self._gradebook.graded(key):
-                    self.score = self.score.add(None)
-                    self._gradebook.note(key, 'Revealed without a guess.')
-                self._verdict = self._gradebook.text(key)
+            if self.live.trace.steps > before:
+                self.quiz.revealed(self._step_key(self.live))
             else:
-                self._verdict = ''
+                self.quiz.verdict = ''
             return True
 
     def run(self, *, confirm: bool = True) -> None:
@@ -476,7 +484,7 @@ class StepModel:
             stepper = self._ensure_stepper(confirm)
             if stepper is None:  # the first press says the grads would add up
                 return
-            self._verdict = ''
+            self.quiz.verdict = ''
             self._stepped(stepper, all_of_them=True)
 
     def run_to(self, target: Any) -> bool:
@@ -502,7 +510,7 @@ class StepModel:
             if self._finished(self.live):
                 raise ValueError(f'backward is finished; {name} already ran (Reset first)')
             stepper = self._ensure_stepper(True)
-            self._verdict = ''
+            self.quiz.verdict = ''
             while not stepper.done and events.uid(stepper.next_function) != fid:
                 self._stepped(stepper)
             if stepper.done:
@@ -577,7 +585,7 @@ class StepModel:
                 var.cleargrad()
             self._stepper = None
             self._armed = False
-            self._notice = self._verdict = ''
+            self._notice = self.quiz.verdict = ''
             self.timeline.reset_mark()
             before, self._grads_before = self._grads_before, None
             for ref, grad in before or ():
@@ -643,16 +651,8 @@ class StepModel:
         if [n for n, _ in truth] != names:
             truth = list(zip(names, [t for _, t in truth])) if len(truth) == len(names) \
                 else truth
-        key = self._step_key(state)
-        retry = self._gradebook.graded(key)
-        verdict = dataclasses.replace(
-            prediction.check(guess, truth), retry=retry,
-            step=f'step {state.trace.steps}, {self.names.described(state.model, rec.func_id)}')
-        if not retry:
-            self.score = self.score.add(verdict)
-        self._verdict = str(verdict)
-        self._gradebook.note(key, self._verdict)
-        return verdict
+        step = f'step {state.trace.steps}, {self.names.described(state.model, rec.func_id)}'
+        return self.quiz.grade(prediction.check(guess, truth), self._step_key(state), step)
 
     # ---- selection, unchain, devices ---------------------------------------------------
 
@@ -787,8 +787,8 @@ class StepModel:
             selected_id=self.selected_id if marks else None,
             selected=self.selected if marks and live else None,
             preview=frozenset(self._preview) if marks else frozenset(),
-            expanded=self.expanded, predict=self.predict, score=self.score.as_dict(),
-            verdict=self._verdict, shown_verdict=self._shown_verdict(state),
+            expanded=self.expanded, predict=self.quiz.on, score=self.quiz.score.as_dict(),
+            verdict=self.quiz.verdict, shown_verdict=self._shown_verdict(state),
             message=self.message, notice=self._notice)
 
     def scene(self, options: dict, *, replay: bool = False) -> scenes.Scene:
@@ -802,7 +802,7 @@ class StepModel:
 
     def _shown_verdict(self, state: ViewState) -> str:
         """The verdict of the step just run in ``state`` (live or in history), if any."""
-        return self._gradebook.text(self._step_key(state)) if state.trace.last else ''
+        return self.quiz.verdict_of(self._step_key(state)) if state.trace.last else ''
 
     def _look_copy(self) -> drawing.Look:
         """The live view's look (its cell widths), copied: drawings made for elsewhere
