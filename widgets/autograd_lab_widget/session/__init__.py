@@ -2,6 +2,7 @@
 here, reset and selection.
 
 - :mod:`.stepping`: :class:`~.stepping.StepModel`, everything a view knows and does;
+- :mod:`.backward`: :class:`~.backward.Backward`, the engine backward a view steps;
 - :mod:`.shared`: one backward per graph, shared by the views of that graph.
 
 Imports the leaves, ``follow``, ``quiz`` and ``present``; never the widget shell

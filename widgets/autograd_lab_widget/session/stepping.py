@@ -29,13 +29,14 @@ True
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import logging
 import math
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from autograd_lab import BackwardStepper, FunctionNode, Variable, backend, events, graph
@@ -47,7 +48,7 @@ from autograd_lab_widget.quiz import prediction
 from autograd_lab_widget.quiz.predict_mode import PredictMode
 from autograd_lab_widget.index import ObjectIndex
 from autograd_lab_widget.naming import Names
-from autograd_lab_widget.session import shared
+from autograd_lab_widget.session.backward import Backward, restore_grads
 from autograd_lab_widget.follow.state import ViewState
 from autograd_lab_widget.follow.filter import EventFilter
 from autograd_lab_widget.follow.timeline import Timeline
@@ -108,15 +109,10 @@ class StepModel:
             self._orders_from_objects(base.model)
         self.timeline = Timeline(entries, base, patch=self._patch_scopes)
         self._filter = EventFilter(lambda ident: ident in self.timeline.live.model.nodes)
-        self._stepper: BackwardStepper | None = None
-        self._stepper_run: int | None = None  # the run id of the backward we stepped last
-        self._grads_before: list | None = None  # leaves' grads before our backward began
-        self._starting = False
-        self._own_runs: set[int] = set()
+        self.backward = Backward(retain_grad=self.retain_grad,
+                                 enable_double_backprop=self.enable_double_backprop)
         self._open_runs: set[int] = set()
         self._pos: int | None = None  # None: the live end
-        self._armed = False  # Step was pressed once on a graph whose leaves hold grads
-        self._notice = ''
         self.quiz = PredictMode()
         self._selected_ref: Any = None
         self.selected_id: int | None = None
@@ -158,6 +154,14 @@ class StepModel:
         """Predict mode's score: steps guessed right, wrong, and run without a guess."""
         return self.quiz.score
 
+    @contextlib.contextmanager
+    def _action(self) -> Iterator[None]:
+        """One action of the student's (Step, Back, Reset...): under the lock, and the
+        outcome of the one before no longer shown."""
+        with self._lock:
+            self.message = ''
+            yield
+
     # ---- following the engine --------------------------------------------------------
 
     @property
@@ -170,7 +174,7 @@ class StepModel:
         with self._lock:  # events may come from any thread
             accepted = self._filter.take(e)
             for event in accepted:
-                self._note_run(event)
+                self.backward.note_run(event, self._root_id())
                 self.timeline.append(event)
                 self._track_run(event)
             if accepted:
@@ -178,25 +182,6 @@ class StepModel:
         if accepted and self.on_change is not None:
             self.on_change()
         return bool(accepted)
-
-    def _note_run(self, e: events.Event) -> None:
-        """Tell our own backward runs from those started elsewhere (a cell's
-        ``y.backward()``); another run from our output replaces a half-way one of ours."""
-        if e.kind != 'backward_started':
-            return
-        if self._starting:
-            self._own_runs.add(e.run_id)
-            self._stepper_run = e.run_id
-            return
-        root = self._root_id()
-        if root in shared.STARTING:
-            return  # another view of this graph is starting it: we may step it too
-        if root is not None and root in e.root_ids and self._stepper is not None \
-                and not self._stepper.done:
-            shared.drop(root, self._stepper)
-            self._stepper = None
-            self._notice = ('A backward started outside the view replaced the one it was '
-                            'stepping.')
 
     def _track_run(self, e: events.Event) -> None:
         if e.kind == 'backward_started':
@@ -279,26 +264,13 @@ class StepModel:
         root = self._root_id()
         return trace.finished and trace.run_ok and root in trace.run_roots
 
-    def _stepper_live(self) -> BackwardStepper | None:
-        """The backward half-way: ours, or another view's of the same graph."""
-        s = self._stepper
-        if s is not None and not s.done:
-            entry = shared.IN_FLIGHT.get(self._root_id())
-            if entry is None or entry[0]() is not s:  # another view reset it: it is gone
-                self._stepper = None
-                self._notice = 'Another view of this graph reset the backward it was stepping.'
-                return None
-            return s
-        other = shared.in_flight(self._root_id())
-        return other[0] if other is not None else None
-
     def _idle_reason(self) -> str | None:
         """Why there is nothing to step from the live end, or None."""
         if self._subscription is None:
             return 'Detached: this view no longer follows the engine.'
         if not self.roots:
             return 'Nothing to step: this view has no output variable.'
-        if self.roots[0].creator is None and self._stepper is None:
+        if self.roots[0].creator is None and self.backward.stepper is None:
             return 'The output has no creator (a leaf): nothing to step.'
         return None
 
@@ -317,7 +289,7 @@ class StepModel:
                 return None
             return self._upcoming(state, e.func_id, e.grad_outputs, e.reason,
                                   e.frontier_ids, e.frontier_size)
-        stepper = self._stepper_live()
+        stepper = self.backward.in_flight(self._root_id())
         if stepper is not None:
             func = stepper.next_function
             outs = [ref() for ref in func.outputs or ()]
@@ -329,7 +301,7 @@ class StepModel:
                                   len(frontier))
         if self._idle_reason() is not None or self._finished(state):
             return None
-        if self._stepper is not None and self._stepper.done:
+        if self.backward.stepper is not None and self.backward.stepper.done:
             return None
         # Not started: the first step runs the output's creator, with the seed (ones).
         root = self.roots[0]
@@ -384,42 +356,17 @@ class StepModel:
                     held.append(f'{self.names.of(model, ident)} ({arrays.text(var.grad)})')
         return held
 
-    def _ensure_stepper(self, confirm: bool) -> BackwardStepper | None:
-        """The stepper of the backward under way, or a new one; None when starting one
-        needs the user to confirm first (its leaves already hold grads)."""
-        if self._stepper is not None and self._stepper is self._stepper_live():
-            return self._stepper
-        reason = self._idle_reason()
-        if reason is not None:
-            raise RuntimeError(reason)
-        root = self._root_id()
-        other = shared.in_flight(root)
-        if other is not None:  # another view of this graph is half-way: go on with it
-            self._stepper, self._stepper_run = other
-            self._own_runs.add(self._stepper_run)
-            self._notice = ('Another view of this graph started this backward: Step here '
-                            'goes on with the same one (each grad is computed once).')
-            return self._stepper
-        held = self._leaf_grads()
-        if held and not confirm and not self._armed:
-            self._armed = True
-            self._notice = 'Press again to add to these grads.'  # the status names them
-            return None
-        self._armed = False
-        self._notice = 'Added to the grads held before.' if held else ''
-        if self._grads_before is None:  # what Reset gives back
-            self._grads_before = self._leaf_snapshot()
-        self._starting, self._stepper_run = True, None
-        shared.STARTING.add(root)
-        try:
-            self._stepper = BackwardStepper.for_backward(
-                [self.roots[0]], retain_grad=self.retain_grad,
-                enable_double_backprop=self.enable_double_backprop)
-        finally:
-            self._starting = False
-            shared.STARTING.discard(root)
-        shared.IN_FLIGHT[root] = (weakref.ref(self._stepper), self._stepper_run)
-        return self._stepper
+    def _ensure_stepper(self, *, confirm: bool) -> BackwardStepper | None:
+        """The stepper of the backward under way, or a new one (None: the student must
+        confirm adding to grads the leaves hold); RuntimeError when there is nothing to
+        step."""
+        if self.backward.stepper is None or \
+                self.backward.stepper is not self.backward.in_flight(self._root_id()):
+            reason = self._idle_reason()
+            if reason is not None:
+                raise RuntimeError(reason)
+        return self.backward.ensure(self.roots[0], self._leaf_grads, self._leaf_snapshot,
+                                    confirm)
 
     def _leaf_snapshot(self) -> list:
         """The grads the graph's leaves hold now (copies), for :meth:`reset`."""
@@ -433,12 +380,8 @@ class StepModel:
         undone by the engine (every grad as before this backward): the view says so and
         stays usable (Step tries again, Back, Reset); the error goes on to the caller."""
         try:
-            if all_of_them:
-                stepper.run()
-            else:
-                stepper.step()
+            self.backward.advance(stepper, all_of_them)
         except BaseException as error:
-            self._stepper = None
             self.quiz.verdict = ''
             self.message = (f'The step failed ({type(error).__name__}: {error}). Every grad '
                             'is back to what it was before this backward: Step tries again, '
@@ -456,13 +399,12 @@ class StepModel:
         would add to grads the leaves already hold: the first press says so and the
         second goes on.  In predict mode a step run without a guess counts as skipped.
         """
-        with self._lock:
-            self.message = ''
+        with self._action():
             if self._pos is not None:
                 return self._forward_one()
-            if self._finished(self.live) and self._stepper_live() is None:
+            if self._finished(self.live) and self.backward.in_flight(self._root_id()) is None:
                 return False
-            stepper = self._ensure_stepper(confirm)
+            stepper = self._ensure_stepper(confirm=confirm)
             if stepper is None or stepper.done:
                 return False
             before = self.live.trace.steps
@@ -476,12 +418,11 @@ class StepModel:
     def run(self, *, confirm: bool = True) -> None:
         """Run every remaining step (the same engine stepper, announced step by step).
         ``confirm=False`` (the Run to end button) asks first, as :meth:`step` does."""
-        with self._lock:
-            self.message = ''
+        with self._action():
             self._go_live()
-            if self._finished(self.live) and self._stepper_live() is None:
+            if self._finished(self.live) and self.backward.in_flight(self._root_id()) is None:
                 return
-            stepper = self._ensure_stepper(confirm)
+            stepper = self._ensure_stepper(confirm=confirm)
             if stepper is None:  # the first press says the grads would add up
                 return
             self.quiz.verdict = ''
@@ -495,8 +436,7 @@ class StepModel:
         nothing flows to it) and leaves everything as it was.  Returns True once the
         target is next.
         """
-        with self._lock:
-            self.message = ''
+        with self._action():
             self._go_live()
             fid = self._function_id(target)
             model = self.live.model
@@ -509,7 +449,7 @@ class StepModel:
                                  '(cut, or not upstream of it)')
             if self._finished(self.live):
                 raise ValueError(f'backward is finished; {name} already ran (Reset first)')
-            stepper = self._ensure_stepper(True)
+            stepper = self._ensure_stepper(confirm=True)
             self.quiz.verdict = ''
             while not stepper.done and events.uid(stepper.next_function) != fid:
                 self._stepped(stepper)
@@ -538,8 +478,7 @@ class StepModel:
 
     def back(self) -> bool:
         """Show the previous step boundary of the recorded history (time travel)."""
-        with self._lock:
-            self.message = ''
+        with self._action():
             pos = self.position
             earlier = [b for b in self.timeline.boundaries() if b < pos]
             if not earlier:
@@ -576,22 +515,15 @@ class StepModel:
         give the leaves back the grads they held before this view's backward began (none
         began since the last Reset: they stay cleared, a fresh start), and return to the
         live end.  The event log is kept: Back can still visit what happened before."""
-        with self._lock:
-            self.message = ''
+        with self._action():
             self._go_live()
             self._index.walk(self.roots)
-            shared.drop(self._root_id(), self._stepper)  # other views' Step stops too
+            before = self.backward.reset(self._root_id())  # other views' Step stops too
             for var in self._index.live_variables():
                 var.cleargrad()
-            self._stepper = None
-            self._armed = False
-            self._notice = self.quiz.verdict = ''
+            self.quiz.verdict = ''
             self.timeline.reset_mark()
-            before, self._grads_before = self._grads_before, None
-            for ref, grad in before or ():
-                var = ref()
-                if var is not None and grad is not None:
-                    var.grad = grad  # after the mark: the picture shows them again
+            restore_grads(before)  # after the mark: the picture shows them again
 
     # ---- predict first ---------------------------------------------------------------
 
@@ -607,8 +539,7 @@ class StepModel:
         and moves one step on: a retry of a step already graded shows its verdict, but
         the score keeps the first try.
         """
-        with self._lock:
-            self.message = ''
+        with self._action():
             if by_name and value is not None:
                 raise TypeError('give the guess either as a value or by name, not both')
             guess = dict(by_name) if by_name else prediction.parse_guess(value)
@@ -624,7 +555,7 @@ class StepModel:
                 self._forward_one()  # the recorded step: graded again, nothing re-run
                 state = self.state()
             else:
-                stepper = self._ensure_stepper(True)
+                stepper = self._ensure_stepper(confirm=True)
                 before = self.live.trace.steps
                 self._stepped(stepper)
                 state = self.live
@@ -734,8 +665,7 @@ class StepModel:
                 var.unchain_backward()
             else:
                 var.unchain()
-            shared.drop(self._root_id(), self._stepper)
-            self._stepper = None  # a new backward must see the cut graph
+            self.backward.drop(self._root_id())  # a new backward must see the cut graph
 
     def device(self) -> str:
         """The device of the outputs' arrays (``'@numpy'`` when there are none)."""
@@ -756,15 +686,14 @@ class StepModel:
                 if reason is None:
                     raise
                 raise RuntimeError(f'cannot move to {device}: {reason}') from error
-            if self._stepper_live() is not None and self.live.trace.steps:
+            if self.backward.in_flight(self._root_id()) is not None and self.live.trace.steps:
                 raise RuntimeError('a backward is half-way: Run it to the end or Reset first')
             self.message = ''
             self._index.walk(self.roots)
             for var in self._index.live_variables():
                 if var.array is not None:
                     var.to_device(dev)
-            shared.drop(self._root_id(), self._stepper)
-            self._stepper = None
+            self.backward.drop(self._root_id())
 
     # ---- what is shown (made into a drawing by present/scenes.py) -------------------
 
@@ -781,7 +710,7 @@ class StepModel:
             roots=[events.uid(r) for r in self.roots],
             position=len(self.timeline) if live else pos, length=len(self.timeline),
             live=live, replay=replay, finished=self._finished(state),
-            own_run=state.trace.run_id in self._own_runs,
+            own_run=state.trace.run_id in self.backward.own_runs,
             targets=[] if replay else self._targets(state, up),
             idle=self._idle_reason() if live else None, held=self._leaf_grads,
             selected_id=self.selected_id if marks else None,
@@ -789,7 +718,7 @@ class StepModel:
             preview=frozenset(self._preview) if marks else frozenset(),
             expanded=self.expanded, predict=self.quiz.on, score=self.quiz.score.as_dict(),
             verdict=self.quiz.verdict, shown_verdict=self._shown_verdict(state),
-            message=self.message, notice=self._notice)
+            message=self.message, notice=self.backward.notice)
 
     def scene(self, options: dict, *, replay: bool = False) -> scenes.Scene:
         """Everything to draw at the shown position under ``options`` (``replay``: told
@@ -866,7 +795,7 @@ class StepModel:
                 sub.unsubscribe()
             _following.discard(self)
             self.roots = []
-            self._stepper = None
+            self.backward.stepper = None
             self._selected_ref = None
 
     def release(self) -> None:
@@ -875,7 +804,7 @@ class StepModel:
         with self._lock:
             self.close()
             self.timeline = Timeline([], ViewState())
-            self._pos, self._window, self._grads_before = None, None, None
+            self._pos, self._window, self.backward.grads_before = None, None, None
             self.names, self._index = Names(), ObjectIndex()
             self._look = drawing.Look()
 
