@@ -49,6 +49,7 @@ from autograd_lab_widget.quiz.predict_mode import PredictMode
 from autograd_lab_widget.index import ObjectIndex
 from autograd_lab_widget.naming import Names
 from autograd_lab_widget.session.backward import Backward, restore_grads
+from autograd_lab_widget.session.selection import Selection, cut_by, variable_of
 from autograd_lab_widget.follow.state import ViewState
 from autograd_lab_widget.follow.filter import EventFilter
 from autograd_lab_widget.follow.timeline import Timeline
@@ -114,9 +115,7 @@ class StepModel:
         self._open_runs: set[int] = set()
         self._pos: int | None = None  # None: the live end
         self.quiz = PredictMode()
-        self._selected_ref: Any = None
-        self.selected_id: int | None = None
-        self._preview: set[int] = set()
+        self.selection = Selection()
         self.expanded: set[str] = set()
         self._window: frozenset | None = None
         self._look = drawing.Look(grows=self.enable_double_backprop)
@@ -193,10 +192,7 @@ class StepModel:
 
     def pinned(self) -> set[int]:
         """Ids that stay however old: the outputs, the selection, the unchain preview."""
-        pinned = {events.uid(r) for r in self.roots} | self._preview
-        if self.selected_id is not None:
-            pinned.add(self.selected_id)
-        return pinned
+        return {events.uid(r) for r in self.roots} | self.selection.pinned()
 
     def _keep_bounds(self) -> None:
         """Fold old events into the checkpoint and drop dead nodes when due (amortised)."""
@@ -591,7 +587,12 @@ class StepModel:
     def selected(self) -> Any:
         """The live Variable (or FunctionNode) selected, or None (a VariableNode when
         the Variable object was collected but its node lives on)."""
-        return None if self._selected_ref is None else self._selected_ref()
+        return self.selection.obj
+
+    @property
+    def selected_id(self) -> int | None:
+        """The id of the node selected, or None."""
+        return self.selection.id
 
     def lookup(self, ident: int) -> Any:
         """The live object of node ``ident`` (a Variable in preference), or None."""
@@ -607,10 +608,8 @@ class StepModel:
     def select(self, target: Any, shown: graph.GraphModel | None = None) -> None:
         """Select a node by id, by name (``'x'``, ``'f3'``) or by object; None clears."""
         with self._lock:
-            self._preview = set()
             if target is None:
-                self._selected_ref = None
-                self.selected_id = None
+                self.selection.clear()
                 return
             model = self.live.model
             if isinstance(target, str):
@@ -620,36 +619,16 @@ class StepModel:
             if ident not in model.nodes and (shown is None or ident not in shown.nodes):
                 raise KeyError(f'node {ident} is not in the shown graph')
             obj = target if not isinstance(target, int | str) else self.lookup(ident)
-            self._selected_ref = None if obj is None else weakref.ref(obj)
-            self.selected_id = ident
+            self.selection.choose(ident, obj)
             if obj is None:
                 self.message = 'That object is gone (collected); showing recorded values.'
-
-    def _selected_variable(self, var: Any) -> Variable:
-        var = self.selected if var is None else var
-        if var is None:
-            raise ValueError('select a variable first (click one, or pass it)')
-        if not isinstance(var, Variable):
-            getter = getattr(var, 'get_variable', None)
-            if getter is None:
-                raise TypeError(f'unchain works on a variable, not a {type(var).__name__}')
-            var = getter()
-        return var
 
     def unchain_preview(self, var: Any = None, backward: bool = True) -> set[int]:
         """The ids of the functions unchaining ``var`` would cut (highlighted when drawn)."""
         with self._lock:
-            var = self._selected_variable(var)
-            ident = events.uid(var)
-            model = self.live.model
-            if ident not in model.nodes:
-                raise KeyError(f'variable {ident} is not in the shown graph')
-            if backward:
-                cut = {i for i in model.upstream(ident) if model.nodes[i].category == 'function'}
-            else:
-                creator = model.nodes[ident].creator_id
-                cut = {creator} if creator is not None else set()
-            self._preview = cut
+            var = variable_of(self.selected if var is None else var)
+            cut = cut_by(self.live.model, events.uid(var), backward)
+            self.selection.preview = cut
             self.message = (f'unchain{"_backward" if backward else ""}() would cut '
                             f'{len(cut)} function(s), highlighted.')
             return cut
@@ -658,9 +637,9 @@ class StepModel:
         """Cut the graph at ``var`` (default: the selection) with ``unchain_backward()``
         or ``unchain()``; the cut edges turn dashed and a later backward stops there."""
         with self._lock:
-            var = self._selected_variable(var)
+            var = variable_of(self.selected if var is None else var)
             self.message = ''
-            self._preview = set()
+            self.selection.preview = set()
             if backward:
                 var.unchain_backward()
             else:
@@ -713,9 +692,9 @@ class StepModel:
             own_run=state.trace.run_id in self.backward.own_runs,
             targets=[] if replay else self._targets(state, up),
             idle=self._idle_reason() if live else None, held=self._leaf_grads,
-            selected_id=self.selected_id if marks else None,
-            selected=self.selected if marks and live else None,
-            preview=frozenset(self._preview) if marks else frozenset(),
+            selected_id=self.selection.id if marks else None,
+            selected=self.selection.obj if marks and live else None,
+            preview=frozenset(self.selection.preview) if marks else frozenset(),
             expanded=self.expanded, predict=self.quiz.on, score=self.quiz.score.as_dict(),
             verdict=self.quiz.verdict, shown_verdict=self._shown_verdict(state),
             message=self.message, notice=self.backward.notice)
@@ -796,7 +775,7 @@ class StepModel:
             _following.discard(self)
             self.roots = []
             self.backward.stepper = None
-            self._selected_ref = None
+            self.selection.let_go()
 
     def release(self) -> None:
         """:meth:`close`, and forget the history and what was drawn: for a view closed
