@@ -61,8 +61,6 @@ from autograd_lab.function import ARRAY_GRADS, check_old_style_gradient
 from autograd_lab.function_node import FunctionNode, backward_scope
 from autograd_lab.variable import Variable
 
-_ndarray = numpy.ndarray
-
 
 class BackwardStep:
     """What one :meth:`BackwardStepper.step` did.
