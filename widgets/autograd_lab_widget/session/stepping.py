@@ -48,6 +48,7 @@ from autograd_lab_widget.quiz import prediction
 from autograd_lab_widget.quiz.predict_mode import PredictMode
 from autograd_lab_widget.index import ObjectIndex
 from autograd_lab_widget.naming import Names
+from autograd_lab_widget.session import next_step
 from autograd_lab_widget.session.backward import Backward, restore_grads
 from autograd_lab_widget.session.selection import Selection, cut_by, variable_of
 from autograd_lab_widget.follow.state import ViewState
@@ -279,49 +280,15 @@ class StepModel:
         """:meth:`upcoming` at position ``pos`` (None: the live end), whose state is
         ``state``."""
         if pos is not None:
-            e = self.timeline.next_of('backward_step_started', pos)
-            run = state.trace.run_id
-            if e is None or (run is not None and e.run_id != run):
-                return None
-            return self._upcoming(state, e.func_id, e.grad_outputs, e.reason,
-                                  e.frontier_ids, e.frontier_size)
+            return next_step.recorded(self.timeline, pos, state)
         stepper = self.backward.in_flight(self._root_id())
         if stepper is not None:
-            func = stepper.next_function
-            outs = [ref() for ref in func.outputs or ()]
-            grads = tuple(None if n is None else events.snapshot(
-                _raw(stepper.pending_grad(n))) for n in outs)
-            frontier = stepper.frontier
-            return self._upcoming(state, events.uid(func), grads, stepper.why_next(),
-                                  tuple(events.uid(f) for f in frontier[:events.FRONTIER_MAX]),
-                                  len(frontier))
+            return next_step.from_stepper(stepper, state)
         if self._idle_reason() is not None or self._finished(state):
             return None
         if self.backward.stepper is not None and self.backward.stepper.done:
             return None
-        # Not started: the first step runs the output's creator, with the seed (ones).
-        root = self.roots[0]
-        creator = root.creator
-        if creator is None or creator.inputs is None:
-            return None
-        fid = events.uid(creator)
-        seed = root.grad if root.grad is not None else (
-            None if root.array is None else backend.get_array_module(root.array).ones_like(
-                root.array))
-        grads = tuple(events.snapshot(seed) if ref() is root.node else None
-                      for ref in creator.outputs or ())
-        return self._upcoming(state, fid, grads, f'Backward starts at the function that made '
-                              f'{self.names.of(state.model, events.uid(root))}.', (fid,), 1)
-
-    def _upcoming(self, state: ViewState, fid: int, grads: tuple, reason: str,
-                  frontier: tuple, size: int) -> ledger.Upcoming:
-        model = state.model
-        f = model.nodes.get(fid)
-        targets = ()
-        if f is not None:
-            targets = tuple(k for k, i in enumerate(f.input_ids)
-                            if i not in model.nodes or model.nodes[i].requires_grad)
-        return ledger.Upcoming(fid, tuple(grads), reason, tuple(frontier), size, targets)
+        return next_step.first(self.roots[0], state, self.names)
 
     def next_targets(self) -> list[str]:
         """The names of the variables the next step sends gradients to, one per input
@@ -332,11 +299,7 @@ class StepModel:
             return self._targets(state, self.upcoming(state))
 
     def _targets(self, state: ViewState, up: ledger.Upcoming | None) -> list[str]:
-        f = state.model.nodes.get(up.func_id) if up is not None else None
-        if f is None:  # none, or (in history) a function not made yet at this point
-            return []
-        table = self.names.table(state.model)
-        return [table.get(f.input_ids[k], f'#{f.input_ids[k]}') for k in up.targets]
+        return next_step.target_names(state, up, self.names)
 
     # ---- stepping --------------------------------------------------------------------
 
@@ -797,10 +760,6 @@ _following: weakref.WeakSet = weakref.WeakSet()
 def _stop_following() -> None:
     for model in list(_following):
         model.close()
-
-
-def _raw(g: Any) -> Any:
-    return g.array if isinstance(g, Variable) else g
 
 
 def _namespace_variables() -> list:
