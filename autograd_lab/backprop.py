@@ -123,12 +123,11 @@ class BackwardStepper:
         self._results: dict = {}  # grad(): the inputs' gradients, taken out of the table
         self._frontier = Frontier()
         self._grads_before: dict = {}  # VariableNode -> GradBefore, for undoing
-        self._failed: str | None = None  # why a step failed (then the stepper is done)
         self._recorded: Any = None  # what the recorder keeps about this backward, once told
-        self._finished = False
+        self._outcome: str | None = None  # None while running, then 'finished' or 'failed'
         self._inputs: tuple = ()  # grad(): the variables whose gradients are asked for
         self._set_grad = False
-        self._final: list | None = None  # grad()'s results, fixed when the stepper finishes
+        self._returned: list | None = None  # grad()'s results, fixed when it finishes
         self._mode = 'backward' if leaves_get_grads else 'grad'
         self._roots = tuple(node for node, _ in seeds)
         for k, (node, grad) in enumerate(seeds):
@@ -196,7 +195,7 @@ class BackwardStepper:
     @property
     def done(self) -> bool:
         """True when no function is left to run (or a step failed)."""
-        return not self._frontier or self._failed is not None
+        return self._outcome is not None or not self._frontier
 
     @property
     def frontier(self) -> list:
@@ -237,8 +236,8 @@ class BackwardStepper:
     def results(self, inputs: Sequence[Variable] | None = None) -> list:
         """The gradients w.r.t. ``inputs`` (default: :meth:`for_grad`'s), as Variables or
         None; None also for an input that does not require grad, as :func:`grad` returns."""
-        if inputs is None and self._final is not None:
-            return list(self._final)  # the same Variables every time, as grad() returned them
+        if inputs is None and self._returned is not None:
+            return list(self._returned)  # the same Variables every time, as grad() returned them
         out = []
         for x in self._inputs if inputs is None else inputs:
             node = x._node
@@ -430,7 +429,7 @@ class BackwardStepper:
 
     def _fail(self, error: BaseException, recorder: Any) -> None:
         """A step raised: undo the whole backward, and say so."""
-        self._failed = repr(error)  # not the error: its traceback holds this stepper
+        self._outcome = 'failed'  # (not the error: its traceback holds this stepper)
         for before in self._grads_before.values():
             var = before.var
             var._grad, var._grad_var, var._loss_scale = before.grad, before.grad_var, \
@@ -445,13 +444,13 @@ class BackwardStepper:
 
     def _finish_if_done(self) -> None:
         """Once no function is left: store ``set_grad`` results, then say it finished."""
-        if self._finished or self._frontier or self._failed is not None:
+        if self._outcome is not None or self._frontier:
             return
-        self._finished = True
+        self._outcome = 'finished'
         if self._inputs:
-            self._final = self.results()
+            self._returned = self.results()
         if self._set_grad:
-            for x, gx in zip(self._inputs, self._final):
+            for x, gx in zip(self._inputs, self._returned):
                 x.grad_var = gx
         if self._recorded is not None and _events.recorder is not None:
             _events.recorder.backward_finished(self._recorded)
