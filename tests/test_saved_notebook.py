@@ -2,7 +2,7 @@
 
 nbconvert's HTML gives a widget-view output precedence over any other representation in
 the same output, and draws widgets only with scripts from a CDN; so the graph must come
-as an output of its own, a static picture (autograd_lab_widget.picture) inline in the
+as an output of its own, a static picture (autograd_lab_widget.present.picture) inline in the
 page.  Here lesson 1 runs top to bottom with nbclient, nbconvert turns it into HTML, and
 the HTML is read as a browser (or GitHub) would: the graph's <svg> with its node labels
 is there, once per view, with the line that says stepping needs a kernel.
@@ -18,7 +18,7 @@ import pytest
 
 from saved_notebooks import LESSON_ONE, WIDGET_VIEW, executed_and_converted
 
-from autograd_lab_widget import picture
+from autograd_lab_widget.present import picture
 
 
 class Pictures(html.parser.HTMLParser):
