@@ -44,7 +44,7 @@ array(5.)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 from collections.abc import Iterable, Sequence
 
 import numpy
@@ -60,8 +60,6 @@ from autograd_lab.frontier import Frontier, nodes_between
 from autograd_lab.function import ARRAY_GRADS, check_old_style_gradient
 from autograd_lab.function_node import FunctionNode, backward_scope
 from autograd_lab.variable import Variable
-
-_ndarray = numpy.ndarray
 
 
 class BackwardStep:
@@ -95,6 +93,15 @@ class BackwardStep:
                 f'targets={self.target_input_indexes} accumulation={self.accumulation}>')
 
 
+class GradBefore(NamedTuple):
+    """A Variable's gradient as it was before this backward (given back if a step fails)."""
+
+    var: Variable
+    grad: Any
+    grad_var: Variable | None
+    loss_scale: float | None
+
+
 class BackwardStepper:
     """Runs backward one FunctionNode at a time.  Build it with :meth:`for_backward`
     or :meth:`for_grad`; then call :meth:`step` until :attr:`done`, or :meth:`run`.
@@ -115,13 +122,12 @@ class BackwardStepper:
         self._grads: dict = {}  # VariableNode -> its gradient so far (the grad table)
         self._results: dict = {}  # grad(): the inputs' gradients, taken out of the table
         self._frontier = Frontier()
-        self._undo: dict = {}  # VariableNode -> its Variable's grad before this backward
-        self._failed: str | None = None  # why a step failed (then the stepper is done)
-        self._run: Any = None  # what the recorder keeps about this backward, once told
-        self._finished = False
+        self._grads_before: dict = {}  # VariableNode -> GradBefore, for undoing
+        self._recorded: Any = None  # what the recorder keeps about this backward, once told
+        self._outcome: str | None = None  # None while running, then 'finished' or 'failed'
         self._inputs: tuple = ()  # grad(): the variables whose gradients are asked for
         self._set_grad = False
-        self._final: list | None = None  # grad()'s results, fixed when the stepper finishes
+        self._returned: list | None = None  # grad()'s results, fixed when it finishes
         self._mode = 'backward' if leaves_get_grads else 'grad'
         self._roots = tuple(node for node, _ in seeds)
         for k, (node, grad) in enumerate(seeds):
@@ -189,7 +195,7 @@ class BackwardStepper:
     @property
     def done(self) -> bool:
         """True when no function is left to run (or a step failed)."""
-        return not self._frontier or self._failed is not None
+        return self._outcome is not None or not self._frontier
 
     @property
     def frontier(self) -> list:
@@ -230,8 +236,8 @@ class BackwardStepper:
     def results(self, inputs: Sequence[Variable] | None = None) -> list:
         """The gradients w.r.t. ``inputs`` (default: :meth:`for_grad`'s), as Variables or
         None; None also for an input that does not require grad, as :func:`grad` returns."""
-        if inputs is None and self._final is not None:
-            return list(self._final)  # the same Variables every time, as grad() returned them
+        if inputs is None and self._returned is not None:
+            return list(self._returned)  # the same Variables every time, as grad() returned them
         out = []
         for x in self._inputs if inputs is None else inputs:
             node = x._node
@@ -289,7 +295,7 @@ class BackwardStepper:
             gys.append(gy)
         gys = tuple(gys)
         if recorder is not None:
-            recorder.step_started(self._run or self._announced(recorder), func,
+            recorder.step_started(self._recorded or self._announced(recorder), func,
                                   self._frontier, gys)
         if self._retain_grad:
             self._retain(func, gys, recorder)
@@ -309,7 +315,7 @@ class BackwardStepper:
         if hooks is not None:
             _function_hook.backward_postprocess(hooks, func, in_data, out_grad)
         if recorder is not None:
-            recorder.step_done(self._run, func, targets, gxs, accumulation, released)
+            recorder.step_done(self._recorded, func, targets, gxs, accumulation, released)
         return BackwardStep(func, gys, targets, gxs, tuple(accumulation)) if record else None
 
     def _accumulate(self, func: FunctionNode, targets: tuple, gxs: tuple, hooked: bool,
@@ -360,7 +366,7 @@ class BackwardStepper:
             var = node._variable()
             if var is not None:
                 self._remember(var)
-                kept = self._undo[node][2]  # a root's own grad_var stays that object
+                kept = self._grads_before[node].grad_var  # a root's own grad_var stays that object
                 # (only leaves record _loss_scale)
                 var._set_grad_unchecked(kept if kept is not None and kept._data is gy else gy)
                 if recorder is not None:
@@ -410,42 +416,44 @@ class BackwardStepper:
 
     def _remember(self, var: Variable) -> None:
         node = var._node
-        if node not in self._undo:
-            self._undo[node] = (var, var._grad, var._grad_var, var._loss_scale)
+        if node not in self._grads_before:
+            self._grads_before[node] = GradBefore(var, var._grad, var._grad_var, var._loss_scale)
 
     def _announced(self, recorder: Any) -> Any:
         """What ``recorder`` keeps about this backward, telling it first that it started (a
         subscriber may arrive after the stepper was made)."""
-        if self._run is None:
-            self._run = recorder.backward_started(self._mode, self._roots, self._retain_grad,
-                                                  self._double, self._loss_scale)
-        return self._run
+        if self._recorded is None:
+            self._recorded = recorder.backward_started(self._mode, self._roots, self._retain_grad,
+                                                       self._double, self._loss_scale)
+        return self._recorded
 
     def _fail(self, error: BaseException, recorder: Any) -> None:
         """A step raised: undo the whole backward, and say so."""
-        self._failed = repr(error)  # not the error: its traceback holds this stepper
-        for var, grad, grad_var, loss_scale in self._undo.values():
-            var._grad, var._grad_var, var._loss_scale = grad, grad_var, loss_scale
+        self._outcome = 'failed'  # (not the error: its traceback holds this stepper)
+        for before in self._grads_before.values():
+            var = before.var
+            var._grad, var._grad_var, var._loss_scale = before.grad, before.grad_var, \
+                before.loss_scale
             if recorder is not None:
                 recorder.grad_changed(_events.GradRestored, var)
-        self._undo.clear()
+        self._grads_before.clear()
         self._grads.clear()
         self._frontier.clear()
         if recorder is not None:  # it was told this step started
-            recorder.backward_finished(self._run, error)
+            recorder.backward_finished(self._recorded, error)
 
     def _finish_if_done(self) -> None:
         """Once no function is left: store ``set_grad`` results, then say it finished."""
-        if self._finished or self._frontier or self._failed is not None:
+        if self._outcome is not None or self._frontier:
             return
-        self._finished = True
+        self._outcome = 'finished'
         if self._inputs:
-            self._final = self.results()
+            self._returned = self.results()
         if self._set_grad:
-            for x, gx in zip(self._inputs, self._final):
+            for x, gx in zip(self._inputs, self._returned):
                 x.grad_var = gx
-        if self._run is not None and _events.recorder is not None:
-            _events.recorder.backward_finished(self._run)
+        if self._recorded is not None and _events.recorder is not None:
+            _events.recorder.backward_finished(self._recorded)
 
 
 def _raw(g: Any) -> Any:

@@ -304,9 +304,6 @@ class FunctionNode:
             ret.append(var)
         return tuple(ret)
 
-    def _retained_input_arrays(self) -> tuple:
-        return tuple(self.inputs[i].data for i in self._input_indexes_to_retain)
-
     # ---- graph surgery and hooks ------------------------------------------------------
 
     def unchain(self) -> None:

@@ -33,7 +33,6 @@ from autograd_lab.backend import Device
 
 _new = object.__new__
 _ref = weakref.ref
-_ndarray = numpy.ndarray
 
 
 def _check_grad(grad: Any, data: Any) -> None:

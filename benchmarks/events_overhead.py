@@ -11,7 +11,7 @@ the figures measure the engine, not NumPy) runs three ways in the same run:
 - **c. recorded**: the normal engine inside ``events.recording()`` at its default size
   (a ring buffer of 100,000 events, filled before anything is timed and kept full: the
   steady state of a recording left running).  The widget's session log is smaller
-  (``autograd_lab_widget.recorder.MAX_EVENTS``, 20,000 events);
+  (``autograd_lab_widget.follow.recorder.MAX_EVENTS``, 20,000 events);
 - **d. recorded + code lines**: c, also inside
   :class:`~autograd_lab.events.code_lines.capturing_code_lines` (the forward replay's
   separate mode: one stack walk per function applied).

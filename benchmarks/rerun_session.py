@@ -34,7 +34,8 @@ SETUP = """
 import tracemalloc; tracemalloc.start()
 import gc, numpy as np, autograd_lab as chainer
 import autograd_lab.functions as F
-from autograd_lab_widget import GraphView, lifetime, recorder
+from autograd_lab_widget import GraphView, lifetime
+from autograd_lab_widget.follow import recorder
 from ipywidgets.widgets import widget as _ipw
 def _rss():
     with open('/proc/self/status') as f:

@@ -1,4 +1,4 @@
-"""What the static picture adds to displaying a graph view (autograd_lab_widget.picture).
+"""What the static picture adds to displaying a graph view (autograd_lab_widget.present.picture).
 
 A displayed GraphView also makes a static picture for saved notebooks: the view's drawing
 of at most ``picture.MAX_NODES`` nodes (the part around the next function), laid out with
@@ -33,7 +33,8 @@ def main() -> int:
     parser.add_argument('--repeat', type=int, default=3)
     args = parser.parse_args()
 
-    from autograd_lab_widget import GraphView, picture
+    from autograd_lab_widget import GraphView
+    from autograd_lab_widget.present import picture
 
     graphs: dict = {}
     exec(GRAPHS_SOURCE, graphs)  # the same builders as the browser benchmark

@@ -96,8 +96,8 @@ def view_of():
 def step_models() -> Iterator:
     """Make StepModels as in a notebook kernel (the values of freed intermediates
     recorded); every one is closed after the test."""
-    from autograd_lab_widget import recorder  # only widget tests need it
-    from autograd_lab_widget.stepping import StepModel
+    from autograd_lab_widget.follow import recorder  # only widget tests need it
+    from autograd_lab_widget.session.stepping import StepModel
     made = []
 
     def make(*args, **kwargs):

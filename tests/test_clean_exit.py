@@ -51,7 +51,7 @@ SCRIPTS = {
         print(len(log) > 0, replay.status['done'])
     ''',
     'views never closed': '''
-        from autograd_lab_widget.stepping import StepModel
+        from autograd_lab_widget.session.stepping import StepModel
         views = [GraphView(y) for _ in range(3)]
         views[0].step()
         class Holder:                    # only a reference cycle keeps these: the last

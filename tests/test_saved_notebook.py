@@ -2,7 +2,7 @@
 
 nbconvert's HTML gives a widget-view output precedence over any other representation in
 the same output, and draws widgets only with scripts from a CDN; so the graph must come
-as an output of its own, a static picture (autograd_lab_widget.picture) inline in the
+as an output of its own, a static picture (autograd_lab_widget.present.picture) inline in the
 page.  Here lesson 1 runs top to bottom with nbclient, nbconvert turns it into HTML, and
 the HTML is read as a browser (or GitHub) would: the graph's <svg> with its node labels
 is there, once per view, with the line that says stepping needs a kernel.
@@ -18,7 +18,7 @@ import pytest
 
 from saved_notebooks import LESSON_ONE, WIDGET_VIEW, executed_and_converted
 
-from autograd_lab_widget import picture
+from autograd_lab_widget.present import picture
 
 
 class Pictures(html.parser.HTMLParser):
@@ -67,17 +67,18 @@ def test_every_view_output_is_followed_by_its_picture(saved):
     nb, _ = saved
     outputs = [o for c in nb.cells if c.cell_type == 'code' for o in c.outputs]
     views = [k for k, o in enumerate(outputs) if WIDGET_VIEW in o.get('data', {})]
-    assert len(views) == 1  # lesson 1 shows one graph view
-    still = outputs[views[0] + 1]['data']
-    assert set(still) == {'text/html', 'text/plain'}
-    assert re.search(r'<svg[^>]*viewBox', still['text/html'])
+    assert len(views) == 2  # lesson 1 shows two views: its graph, and the forward replay
+    for view in views:
+        still = outputs[view + 1]['data']
+        assert set(still) == {'text/html', 'text/plain'}
+        assert re.search(r'<svg[^>]*viewBox', still['text/html'])
 
 
 def test_the_html_shows_the_graph_inline(saved):
     _, page = saved
     found = Pictures(page).pictures
-    assert len(found) == 1
-    (pic,) = found
+    assert len(found) == 2  # the graph, then the forward replay's
+    pic = found[0]
     assert pic['svgs'] == 1 and pic['key']  # inline SVG, tied to its widget
     # lesson 1's graph: y = x**2 - 2*x + 1 at x = [5], before backward
     for label in ('x', '[5.0]', 'grad', '—', 'f1', '_ ** 2', '_ * 2', '_ - _', '_ + 1',
@@ -86,5 +87,6 @@ def test_the_html_shows_the_graph_inline(saved):
     assert 'Press Step to run backward' in pic['caption']
     assert 'need a running kernel' in pic['caption']
     # offline nothing else draws it: the widget output is only a script placeholder
-    assert len(re.findall(r'<g class="node ', page)) == len(re.findall(
-        r'<g class="node ', page.split('class="agl-static"')[1].split('</svg>')[0])) > 0
+    in_pictures = sum(len(re.findall(r'<g class="node ', part.split('</svg>')[0]))
+                      for part in page.split('class="agl-static"')[1:])
+    assert len(re.findall(r'<g class="node ', page)) == in_pictures > 0

@@ -1,4 +1,5 @@
-"""The kernel-side stepping model (autograd_lab_widget.stepping), without any widget library:
+"""The kernel-side stepping model (autograd_lab_widget.session.stepping), without any
+widget library:
 following the engine, stepping its own backward, history, reset, backward run from code,
 predict mode and its score, run to here, higher-order marking, and the ledger's numbers."""
 
@@ -15,9 +16,9 @@ import autograd_lab as chainer
 import autograd_lab.functions as F
 from autograd_lab import events
 
-from autograd_lab_widget import recorder
-from autograd_lab_widget.drawing import DEFAULT_OPTIONS
-from autograd_lab_widget.prediction import Score
+from autograd_lab_widget.follow import recorder
+from autograd_lab_widget.present.drawing import DEFAULT_OPTIONS
+from autograd_lab_widget.quiz.prediction import Score
 
 
 @pytest.fixture(autouse=True)
@@ -55,8 +56,8 @@ def test_the_model_imports_no_widget_library():
         import sys
         import numpy as np
         import autograd_lab as chainer
-        from autograd_lab_widget.stepping import StepModel
-        from autograd_lab_widget.drawing import DEFAULT_OPTIONS
+        from autograd_lab_widget.session.stepping import StepModel
+        from autograd_lab_widget.present.drawing import DEFAULT_OPTIONS
         x = chainer.Variable(np.array(5.0), name='x')
         model = StepModel(x ** 2 - 2 * x + 1)
         model.predict = True
@@ -338,3 +339,28 @@ def test_frames_replay_the_history(models):
     assert frames[0]['nodes'][f'n{events.uid(x)}']['text']['grad'] == '—'
     assert frames[-1]['nodes'][f'n{events.uid(x)}']['text']['grad'] == '8.0'
     assert model.position == len(model.timeline)  # frames() left the live view as it was
+
+
+def test_frames_show_no_selection_and_leave_the_shown_view_as_it_was(models):
+    """The replay's frames are made from what each position shows: the selection and an
+    unchain preview are the live view's, absent from the frames and untouched by them."""
+    x, y = tutorial()
+    model = models(y)
+    model.step()
+    model.back()
+    model.select('x')
+    cut = model.unchain_preview(y)
+    before = model.scene(options())
+    frames = model.frames(options())
+    def marked(nodes, role):
+        return {k for k, n in nodes.items() if f'hl-{role}' in n['class'].split()}
+
+    assert frames and not any(marked(f['nodes'], 'selected') | marked(f['nodes'], 'cut')
+                              for f in frames)
+    after = model.scene(options())
+    assert (model.position, model.selected_id, model.selected) == \
+        (before.position, events.uid(x), x)
+    assert after.panel == before.panel and after.status == before.status
+    assert marked(after.frame.nodes, 'selected') == {f'n{events.uid(x)}'}
+    next_one = after.status['next_id']  # marked as next, over the cut
+    assert cut and marked(after.frame.nodes, 'cut') == {f'n{i}' for i in cut - {next_one}}

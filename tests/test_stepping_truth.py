@@ -8,7 +8,7 @@ import pytest
 
 import autograd_lab as chainer
 
-from autograd_lab_widget.drawing import DEFAULT_OPTIONS
+from autograd_lab_widget.present.drawing import DEFAULT_OPTIONS
 
 
 def gates():

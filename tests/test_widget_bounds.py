@@ -14,7 +14,8 @@ import autograd_lab.links as L
 import autograd_lab.optimizers as O
 from autograd_lab import events
 
-from autograd_lab_widget import GraphView, bounds
+from autograd_lab_widget import GraphView
+from autograd_lab_widget.follow import bounds
 from widget_helpers import polynomial
 
 

@@ -10,7 +10,8 @@ import autograd_lab as chainer
 import autograd_lab.functions as F
 from autograd_lab import events
 from autograd_lab.graph import lens
-from autograd_lab_widget import drawing, lens_cells, messages, picture
+from autograd_lab_widget import messages
+from autograd_lab_widget.present import drawing, lens_cells, picture
 
 LENS = {**drawing.DEFAULT_OPTIONS, 'gradient_lens': True}
 
@@ -91,7 +92,7 @@ def test_lens_off_draws_the_two_rows_it_drew_before(step_models):
 def test_collapsed_links_summarise_their_parameters_grads():
     import autograd_lab.links as L
     from autograd_lab import graph
-    from autograd_lab_widget.state import ViewState
+    from autograd_lab_widget.follow.state import ViewState
     rng = np.random.RandomState(0)
     with events.recording() as log:  # as %%autograd_lab does: every node knows its Link
         mlp = chainer.ChainList(*[

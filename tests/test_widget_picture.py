@@ -1,4 +1,4 @@
-"""The static picture of a graph view (autograd_lab_widget.picture): what a saved notebook
+"""The static picture of a graph view (autograd_lab_widget.present.picture): what a saved notebook
 shows where no widget code runs.  The record-node look, the kernel note, escaping of
 hostile names, the allow-list rewrite of the renderer's SVG, the cap for big graphs, the
 two outputs a displayed view makes, and ``view.snapshot()``."""
@@ -15,8 +15,9 @@ import autograd_lab as chainer
 import autograd_lab.functions as F
 from autograd_lab import graph
 
-from autograd_lab_widget import GraphView, picture
-from autograd_lab_widget.stepping import StepModel
+from autograd_lab_widget import GraphView
+from autograd_lab_widget.present import picture
+from autograd_lab_widget.session.stepping import StepModel
 from widget_helpers import polynomial
 
 WIDGET_VIEW = 'application/vnd.jupyter.widget-view+json'

@@ -12,7 +12,7 @@ import pytest
 import autograd_lab as chainer
 import autograd_lab.functions as F
 
-from autograd_lab_widget import prediction
+from autograd_lab_widget.quiz import prediction
 from widget_helpers import polynomial, send
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from autograd_lab.graph import palette
-from autograd_lab_widget import drawing, messages, protocol
+from autograd_lab_widget import messages, protocol
+from autograd_lab_widget.present import drawing
 
 REPO = Path(__file__).resolve().parents[1]
 JS = REPO / 'widgets' / 'js'
@@ -83,7 +84,7 @@ def test_drawn_nodes_use_the_protocols_cells_in_its_order():
     import autograd_lab as chainer
     from autograd_lab.graph import GraphModel
     from autograd_lab_widget.naming import Names
-    from autograd_lab_widget.state import ViewState
+    from autograd_lab_widget.follow.state import ViewState
 
     x = chainer.Variable(np.array(2.0), name='x')
     frame = drawing.draw(ViewState(GraphModel.from_outputs(x * x + 1)),

@@ -10,7 +10,8 @@ import autograd_lab as chainer
 import autograd_lab.functions as F
 from autograd_lab import events
 
-from autograd_lab_widget import GraphView, drawing
+from autograd_lab_widget import GraphView
+from autograd_lab_widget.present import drawing
 from widget_helpers import function_ids, polynomial, send
 
 

@@ -176,7 +176,7 @@ def fast_clicks(widget, probe, view: str) -> None:
 
 def assert_one_graph_per_view(page, views: int) -> None:
     """Each displayed view made two outputs, the live widget and a static picture for
-    saved notebooks (autograd_lab_widget.picture); where the widget draws, the picture
+    saved notebooks (autograd_lab_widget.present.picture); where the widget draws, the picture
     is in the page but hidden: exactly one graph per view is visible."""
     copies = page.locator('.agl-static')
     expect(copies).to_have_count(views)  # the front end rendered the static outputs too

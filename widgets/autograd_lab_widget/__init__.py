@@ -8,9 +8,25 @@ In a notebook kernel, importing the package starts a bounded session log of the
 engine's events, so that a view made after a computation still shows the values of
 the intermediates the engine has freed (:func:`record_values` turns it off).
 
-The kernel-side model, :class:`~autograd_lab_widget.stepping.StepModel`, needs no
-widget library: ``import autograd_lab_widget.stepping`` imports neither anywidget nor
+The kernel-side model, :class:`~autograd_lab_widget.session.stepping.StepModel`, needs no
+widget library: ``import autograd_lab_widget.session.stepping`` imports neither anywidget nor
 ipywidgets nor traitlets (``GraphView`` is imported on first use).
+
+The package's map, lower layers first (each imports only those above it in this list;
+``tests/test_layers_widget.py`` checks it):
+
+- leaves, at the top: ``arrays`` (arrays as text), ``naming`` (one name per thing),
+  ``expressions`` (a typed guess), ``rules`` (local derivative rules), ``index`` (weak
+  references to the shown objects), ``hosts`` (which notebook host runs the kernel);
+- ``follow/``: which events a view takes and keeps, and the state it folds them into;
+- ``quiz/``: a student's guess, graded and scored;
+- ``present/``: what a student sees (drawing, ledger, panel, picture), made from a state;
+- ``session/``: stepping the engine's backward, time travel, run to here, reset, selection;
+- the widget shell, at the top: ``view`` (``GraphView``), ``messages`` (what the browser
+  may send), ``bundle``, ``lifetime``, ``replay`` and ``magic``.
+
+A new way to look at the graph (a lens) belongs in ``present/``; a new way to move
+through a run (a replay) in ``session/``.
 
 The engine never imports this package; it depends only on the public engine, event
 and graph APIs.
@@ -27,7 +43,7 @@ from importlib.util import find_spec
 from typing import Any
 
 from autograd_lab_widget.magic import load_ipython_extension, unload_ipython_extension
-from autograd_lab_widget.recorder import record_values, recording_values, start_in_kernel
+from autograd_lab_widget.follow.recorder import record_values, recording_values, start_in_kernel
 
 # The one extra this package needs, looked up without importing it (the stepping model
 # must load no widget library): a missing one is named with the command that installs it.

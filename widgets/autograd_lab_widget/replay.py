@@ -2,7 +2,7 @@
 
 The page inlines the widget bundle (base64, loaded as a module from a Blob URL) and one
 precomputed frame per step boundary, made by the view's stepping model
-(:meth:`~autograd_lab_widget.stepping.StepModel.frames`); a small stand-in for the widget
+(:meth:`~autograd_lab_widget.session.stepping.StepModel.frames`); a small stand-in for the widget
 model steps through the frames, so the same front end draws them (Graphviz/WASM lays them out in
 the page).  All recorded text goes in as JSON with ``<``, ``>`` and ``&`` escaped, so a
 hostile variable name cannot end the script element.

@@ -1,6 +1,6 @@
 """GraphView: the live graph widget (anywidget).
 
-The view is a thin widget over a :class:`~autograd_lab_widget.stepping.StepModel`,
+The view is a thin widget over a :class:`~autograd_lab_widget.session.stepping.StepModel`,
 which follows the engine through its events, steps the engine's own backward
 (:class:`autograd_lab.BackwardStepper`, paused between steps: there is no second
 backward implementation here), grades predictions and says what to draw.  The
@@ -46,10 +46,11 @@ import traitlets
 
 from autograd_lab import backend, events
 
-from autograd_lab_widget import (
-    bounds, bundle, drawing, hosts, lifetime, messages, picture, prediction,
-)
-from autograd_lab_widget.stepping import StepModel
+from autograd_lab_widget import bundle, hosts, lifetime, messages
+from autograd_lab_widget.follow import bounds
+from autograd_lab_widget.present import drawing, picture
+from autograd_lab_widget.quiz import prediction
+from autograd_lab_widget.session.stepping import StepModel
 
 logger = logging.getLogger('autograd_lab_widget')
 
@@ -66,6 +67,18 @@ DEFAULT_HEIGHT = 520
 
 class WidgetWarning(UserWarning):
     """A message from the browser was malformed or could not be acted on."""
+
+
+#: Which GraphView method acts on each kind of browser message (kinds: ``messages.py``).
+_ON_MESSAGE = {'hello': '_on_hello', 'select': 'select', 'expand': '_on_expand',
+               'more': '_on_more', 'guess': '_on_guess', 'run-to': 'run_to',
+               'options': '_on_options', 'action': '_do_action'}
+#: Which GraphView method each toolbar action runs.
+_ON_ACTION = {'back': 'back', 'forward': 'forward', 'reset': 'reset', 'step': '_step_button',
+              'run': '_run_button', 'predict': '_toggle_predict', 'unchain': 'unchain',
+              'unchain-preview': 'unchain_preview', 'device': '_toggle_device',
+              'export-dot': '_export_dot', 'export-log': '_export_log',
+              'export-html': '_export_html'}
 
 
 def _warn(text: str) -> None:
@@ -363,64 +376,69 @@ class GraphView(anywidget.AnyWidget):
             self.refresh()
 
     def _dispatch(self, kind: str, payload: Any) -> None:
-        if kind == 'hello':  # a page drawing this view: answer that this kernel follows it
-            self.send({'type': 'hello'})
-        elif kind == 'select':
-            self.select(payload)
-        elif kind == 'expand':
-            shown = self._shown or self._model.live.model
-            scopes = {n.scope for n in shown.nodes.values() if n.scope}
-            if not any(s == payload or s.startswith(payload + '/') for s in scopes):
-                raise KeyError(f'no Link {payload!r} in the graph')
-            self._model.expanded.add(payload)
-            self.refresh()
-        elif kind == 'more':
-            opts = dict(self.options)
-            opts['max_nodes'] = min(opts['max_nodes'] * 2, messages.MAX_NODES_CAP)
-            self.options = opts
-            self.refresh()
-        elif kind == 'guess':
-            if not self.predict:  # the page offers guesses only in predict mode
-                raise RuntimeError('turn on Predict to guess a step first')
-            self.guess([prediction.parse_guess(v) for v in payload]
-                       if isinstance(payload, list) and len(payload) > 1 else
-                       payload[0] if isinstance(payload, list) else payload)
-        elif kind == 'run-to':
-            self.run_to(payload)
-        elif kind == 'options':
-            opts = dict(self.options)
-            opts.update(payload)
-            self.options = opts
-            self.refresh()
-        elif kind == 'action':
-            self._do_action(payload)
+        """Act on a checked browser message (:data:`_ON_MESSAGE` says which method)."""
+        getattr(self, _ON_MESSAGE[kind])(payload)
+
+    def _on_hello(self, _payload: Any) -> None:
+        self.send({'type': 'hello'})  # a page drawing this view: this kernel follows it
+
+    def _on_expand(self, scope: str) -> None:
+        shown = self._shown or self._model.live.model
+        scopes = {n.scope for n in shown.nodes.values() if n.scope}
+        if not any(s == scope or s.startswith(scope + '/') for s in scopes):
+            raise KeyError(f'no Link {scope!r} in the graph')
+        self._model.expanded.add(scope)
+        self.refresh()
+
+    def _on_more(self, _payload: Any) -> None:
+        opts = dict(self.options)
+        opts['max_nodes'] = min(opts['max_nodes'] * 2, messages.MAX_NODES_CAP)
+        self.options = opts
+        self.refresh()
+
+    def _on_guess(self, payload: Any) -> None:
+        if not self.predict:  # the page offers guesses only in predict mode
+            raise RuntimeError('turn on Predict to guess a step first')
+        self.guess([prediction.parse_guess(v) for v in payload]
+                   if isinstance(payload, list) and len(payload) > 1 else
+                   payload[0] if isinstance(payload, list) else payload)
+
+    def _on_options(self, changes: dict) -> None:
+        opts = dict(self.options)
+        opts.update(changes)
+        self.options = opts
+        self.refresh()
 
     def _do_action(self, action: str) -> None:
-        simple = {'back': self.back, 'forward': self.forward, 'reset': self.reset}
-        if action in simple:
-            simple[action]()
-        elif action in ('step', 'run'):  # the buttons ask before adding to grads leaves hold
-            self._act(self._model.step if action == 'step' else self._model.run, confirm=False)
-        elif action == 'predict':
-            self.predict = not self.predict
-        elif action == 'unchain':
-            self.unchain()
-        elif action == 'unchain-preview':
-            self.unchain_preview()
-        elif action == 'device':
-            if not self.gpu_available and self.device == '@numpy':
-                raise RuntimeError(f'GPU unavailable: {self.gpu_reason}')
-            self.to_device('@numpy' if self.device != '@numpy' else '@cupy:0')
-        elif action == 'export-dot':
-            self.send({'type': 'download', 'filename': 'graph.dot',
-                       'mime': 'text/vnd.graphviz', 'content': self.to_dot()})
-        elif action == 'export-log':
-            self.send({'type': 'download', 'filename': 'autograd_lab_events.json',
-                       'mime': 'application/json', 'content': self.event_log_json()})
-        elif action == 'export-html':
-            from autograd_lab_widget.replay import replay_html  # noqa: PLC0415 - on demand
-            self.send({'type': 'download', 'filename': 'autograd_lab_replay.html',
-                       'mime': 'text/html', 'content': replay_html(self)})
+        """A button: :data:`_ON_ACTION` says which method."""
+        getattr(self, _ON_ACTION[action])()
+
+    def _step_button(self) -> None:  # the buttons ask before adding to grads leaves hold
+        self._act(self._model.step, confirm=False)
+
+    def _run_button(self) -> None:
+        self._act(self._model.run, confirm=False)
+
+    def _toggle_predict(self) -> None:
+        self.predict = not self.predict
+
+    def _toggle_device(self) -> None:
+        if not self.gpu_available and self.device == '@numpy':
+            raise RuntimeError(f'GPU unavailable: {self.gpu_reason}')
+        self.to_device('@numpy' if self.device != '@numpy' else '@cupy:0')
+
+    def _export_dot(self) -> None:
+        self.send({'type': 'download', 'filename': 'graph.dot',
+                   'mime': 'text/vnd.graphviz', 'content': self.to_dot()})
+
+    def _export_log(self) -> None:
+        self.send({'type': 'download', 'filename': 'autograd_lab_events.json',
+                   'mime': 'application/json', 'content': self.event_log_json()})
+
+    def _export_html(self) -> None:
+        from autograd_lab_widget.replay import replay_html  # noqa: PLC0415 - on demand
+        self.send({'type': 'download', 'filename': 'autograd_lab_replay.html',
+                   'mime': 'text/html', 'content': replay_html(self)})
 
     @traitlets.validate('options')
     def _check_options(self, proposal: Any) -> dict:
@@ -456,18 +474,15 @@ class GraphView(anywidget.AnyWidget):
                         logger.debug('could not resend %s: %s', name, resend)
 
     def _set_from_browser(self, name: str, value: Any) -> None:
+        """A trait the browser wrote, checked: acted on as its message would be."""
         if name == 'options':
-            self._dispatch('options', value)
-        elif name == 'height':
-            self.height = value
-        elif name == 'selected_id':
-            if value != self.selected_id:
-                self.select(value)  # KeyError when the node is not in the graph
-        elif name == 'position':
-            if value != self.position:
-                self._act(self._model.show, value)
-        elif name == 'predict' and value != self.predict:
-            self.predict = value
+            self._on_options(value)
+        elif name == 'selected_id' and value != self.selected_id:
+            self.select(value)  # KeyError when the node is not in the graph
+        elif name == 'position' and value != self.position:
+            self._act(self._model.show, value)
+        elif name in ('height', 'predict') and value != getattr(self, name):
+            setattr(self, name, value)
 
     # ---- export, docking, lifetime ------------------------------------------------------
 
@@ -502,7 +517,7 @@ class GraphView(anywidget.AnyWidget):
     def _ipython_display_(self, **kwargs: Any) -> None:
         """Show the live widget, and after it a static picture of the graph as it is now.
 
-        The picture (:mod:`~autograd_lab_widget.picture`) is a second output: notebook
+        The picture (:mod:`~autograd_lab_widget.present.picture`) is a second output: notebook
         viewers that run no widget code, or give the widget view precedence over any other
         representation of the same output (nbconvert's HTML, nbviewer, Jupyter Book),
         show it.  Where the widget draws, it hides the picture (they share

@@ -6,7 +6,7 @@ Saved notebooks travel where no kernel runs and often no widget code either
 second output with this picture (see ``GraphView._ipython_display_``), and
 ``view.snapshot()`` returns one for a handout after a few Steps.
 
-The picture is the live view's own drawing (:mod:`~autograd_lab_widget.drawing`:
+The picture is the live view's own drawing (:mod:`~autograd_lab_widget.present.drawing`:
 ``name | value`` over ``grad | grad`` for a variable, ``f2 | _ * 2 | ✓`` for a
 function) laid out by :func:`autograd_lab.graph.render`, which needs no system
 Graphviz.  Its SVG is then rewritten from an allow-list of elements and attributes
@@ -17,7 +17,7 @@ in their cells, as the widget does.  Big graphs are drawn in part (at most
 display a bounded time (a fraction of a second) however big the graph.
 
 >>> import numpy as np, autograd_lab as chainer
->>> from autograd_lab_widget.stepping import StepModel
+>>> from autograd_lab_widget.session.stepping import StepModel
 >>> x = chainer.Variable(np.array(5.0, np.float32), name='<x>')
 >>> model = StepModel(x ** 2 - 2 * x + 1)
 >>> pic = picture(model)
@@ -42,7 +42,7 @@ from typing import Any
 from autograd_lab import graph
 from autograd_lab.graph import palette
 
-from autograd_lab_widget import drawing
+from autograd_lab_widget.present import drawing
 
 #: The most nodes a static picture draws (the part around the next function beyond).
 MAX_NODES = 150
@@ -248,7 +248,7 @@ def safe_svg(raw: bytes | str) -> tuple[str, float, float]:
 
 def picture(model: Any, options: dict | None = None, *, key: str = '',
             max_nodes: int = MAX_NODES) -> Picture:
-    """The static picture of a :class:`~autograd_lab_widget.stepping.StepModel` at the
+    """The static picture of a :class:`~autograd_lab_widget.session.stepping.StepModel` at the
     position it shows, drawn with ``options`` (the view's; ``max_nodes`` caps them).
 
     Never raises for want of a renderer or a drawable graph: the picture then says so.

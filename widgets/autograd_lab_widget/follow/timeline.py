@@ -4,7 +4,7 @@ Positions are indices into the window (position ``p`` = the state after its firs
 ``p`` entries).  Back/Forward move between *step boundaries*: the start, the moment
 before each backward began, just after each function's backward, and each reset.
 
-The window keeps the latest ``history`` entries (see :mod:`~autograd_lab_widget.bounds`);
+The window keeps the latest ``history`` entries (see :mod:`~autograd_lab_widget.follow.bounds`);
 once it holds 10% more, the oldest are folded into the checkpoint (the state at the
 window's start), so every position inside the window replays exactly and nothing
 before it is kept.
@@ -29,8 +29,8 @@ from collections.abc import Callable, Iterable
 
 from autograd_lab import events, graph
 
-from autograd_lab_widget import bounds
-from autograd_lab_widget.state import ViewReset, ViewState
+from autograd_lab_widget.follow import bounds
+from autograd_lab_widget.follow.state import ViewReset, ViewState
 
 
 def boundaries(entries: list, forward: bool = False) -> list[int]:

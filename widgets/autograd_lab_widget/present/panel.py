@@ -10,7 +10,7 @@ value is plain text; the browser writes it with ``textContent``.
 >>> from autograd_lab import events
 >>> from autograd_lab.graph import GraphModel
 >>> from autograd_lab_widget.naming import Names
->>> from autograd_lab_widget.state import ViewState
+>>> from autograd_lab_widget.follow.state import ViewState
 >>> x = chainer.Variable(np.array(3.0), name='x')
 >>> y = x * x
 >>> y.backward()
@@ -27,7 +27,7 @@ from autograd_lab import Variable, events, graph
 
 from autograd_lab_widget import arrays, naming, rules
 from autograd_lab_widget.naming import Names
-from autograd_lab_widget.state import ViewState
+from autograd_lab_widget.follow.state import ViewState
 
 _KIND_WORDS = {'input': 'input variable (a leaf: its grad is kept)',
                'parameter': 'parameter (a leaf a Link owns: its grad is kept)',

@@ -22,7 +22,7 @@ view's default scale), so its width is known: :data:`CHAR_WIDTH` per character.
 >>> from autograd_lab import events
 >>> from autograd_lab.graph import GraphModel
 >>> from autograd_lab_widget.naming import Names
->>> from autograd_lab_widget.state import ViewState
+>>> from autograd_lab_widget.follow.state import ViewState
 >>> x = chainer.Variable(np.array(2.0), name='x')
 >>> state = ViewState(GraphModel.from_outputs(x * x))
 >>> frame = draw(state, dict(DEFAULT_OPTIONS), names=Names())
@@ -42,10 +42,11 @@ from autograd_lab import graph
 from autograd_lab.graph import palette
 from autograd_lab.graph.dot import escape_text
 
-from autograd_lab_widget import arrays, lens_cells, naming, protocol
+from autograd_lab_widget import arrays, naming, protocol
+from autograd_lab_widget.present import lens_cells
 from autograd_lab_widget.naming import Names
 from autograd_lab_widget.protocol import FONT_SIZE
-from autograd_lab_widget.state import ViewState
+from autograd_lab_widget.follow.state import ViewState
 
 DEFAULT_OPTIONS = protocol.OPTION_DEFAULTS
 

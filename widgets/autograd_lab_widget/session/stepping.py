@@ -2,7 +2,7 @@
 
 :class:`StepModel` is everything a :class:`~autograd_lab_widget.GraphView` knows and
 does, without any widget library: it follows the engine through its events (keeping
-those that concern its graph in a :class:`~autograd_lab_widget.timeline.Timeline`),
+those that concern its graph in a :class:`~autograd_lab_widget.follow.timeline.Timeline`),
 steps the engine's own :class:`~autograd_lab.BackwardStepper` (there is no second
 backward for display), travels in the recorded history, runs to a breakpoint,
 grades predictions, and describes what to draw (:meth:`StepModel.scene`).  The
@@ -29,31 +29,33 @@ True
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import logging
 import math
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from autograd_lab import BackwardStepper, FunctionNode, Variable, backend, events, graph
 
-from autograd_lab_widget import (
-    arrays, bounds, drawing, forward_replay, ledger, panel, prediction, recorder,
-)
+from autograd_lab_widget import arrays
+from autograd_lab_widget.follow import bounds, recorder
+from autograd_lab_widget.present import drawing, forward_replay, ledger, panel, scenes
+from autograd_lab_widget.quiz import prediction
+from autograd_lab_widget.quiz.predict_mode import PredictMode
 from autograd_lab_widget.index import ObjectIndex
 from autograd_lab_widget.naming import Names
-from autograd_lab_widget.state import ViewState
-from autograd_lab_widget.timeline import Timeline
+from autograd_lab_widget.session import next_step
+from autograd_lab_widget.session.backward import Backward, restore_grads
+from autograd_lab_widget.session.selection import Selection, cut_by, variable_of
+from autograd_lab_widget.follow.state import ViewState
+from autograd_lab_widget.follow.filter import EventFilter
+from autograd_lab_widget.follow.timeline import Timeline
 
 logger = logging.getLogger('autograd_lab_widget')
-
-#: Most VariableCreated events held while waiting to learn whether they join the graph.
-MAX_PENDING = 10_000
-
 
 def as_outputs(outputs: Any) -> list:
     """``outputs`` (None, a Variable or Variables) as a list of Variables."""
@@ -66,19 +68,6 @@ def as_outputs(outputs: Any) -> list:
         if not isinstance(v, Variable):
             raise TypeError(f'a graph view shows Variables, got {type(v).__name__}')
     return out
-
-
-@dataclass
-class Scene:
-    """What to draw at one position: the drawing, the status line, the ledger, the
-    inspect panel."""
-
-    frame: drawing.Frame
-    status: dict
-    ledger: dict
-    panel: dict
-    orders: list
-    position: int
 
 
 class StepModel:
@@ -122,26 +111,15 @@ class StepModel:
         if base is not None:
             self._orders_from_objects(base.model)
         self.timeline = Timeline(entries, base, patch=self._patch_scopes)
-        self.code_lines = code_lines  # the forward replay's (see forward_replay)
+        self.code_lines = code_lines  # the forward replay's (see present.forward_replay)
         self.timeline.forward_steps = code_lines is not None
-        self._stepper: BackwardStepper | None = None
-        self._stepper_run: int | None = None  # the run id of the backward we stepped last
-        self._grads_before: list | None = None  # leaves' grads before our backward began
-        self._starting = False
-        self._own_runs: set[int] = set()
-        self._runs: set[int] = set()  # runs over this graph whose events we take
+        self._filter = EventFilter(lambda ident: ident in self.timeline.live.model.nodes)
+        self.backward = Backward(retain_grad=self.retain_grad,
+                                 enable_double_backprop=self.enable_double_backprop)
         self._open_runs: set[int] = set()
-        self._pending_vars: dict[int, Any] = {}
         self._pos: int | None = None  # None: the live end
-        self._armed = False  # Step was pressed once on a graph whose leaves hold grads
-        self._notice = ''
-        self.predict = False
-        self.score = prediction.Score()
-        self._verdict = ''
-        self._gradebook = prediction.Gradebook()
-        self._selected_ref: Any = None
-        self.selected_id: int | None = None
-        self._preview: set[int] = set()
+        self.quiz = PredictMode()
+        self.selection = Selection()
         self.expanded: set[str] = set()
         self._window: frozenset | None = None
         self._look = drawing.Look(grows=self.enable_double_backprop)
@@ -165,6 +143,28 @@ class StepModel:
         self._subscription: events.Subscription | None = sub
         _following.add(self)
 
+    @property
+    def predict(self) -> bool:
+        """Predict mode: a step waits for a guess (see :meth:`guess`)."""
+        return self.quiz.on
+
+    @predict.setter
+    def predict(self, on: bool) -> None:
+        self.quiz.on = bool(on)
+
+    @property
+    def score(self) -> prediction.Score:
+        """Predict mode's score: steps guessed right, wrong, and run without a guess."""
+        return self.quiz.score
+
+    @contextlib.contextmanager
+    def _action(self) -> Iterator[None]:
+        """One action of the student's (Step, Back, Reset...): under the lock, and the
+        outcome of the one before no longer shown."""
+        with self._lock:
+            self.message = ''
+            yield
+
     # ---- following the engine --------------------------------------------------------
 
     @property
@@ -172,54 +172,12 @@ class StepModel:
         """The state at the live end (everything the engine did so far)."""
         return self.timeline.live
 
-    def _known(self, ident: Any) -> bool:
-        return ident in self.timeline.live.model.nodes
-
-    def _accept(self, e: events.Event) -> list:
-        """The events to record for ``e``: [] when it does not concern this graph."""
-        kind = e.kind
-        if kind == 'variable_collected':  # a variable we were waiting on is gone
-            self._pending_vars.pop(e.var_id, None)
-        if kind == 'variable_created':
-            if not self._known(e.var_id):
-                self._pending_vars[e.var_id] = e
-                if len(self._pending_vars) > MAX_PENDING:
-                    self._pending_vars.pop(next(iter(self._pending_vars)))
-                return []
-            return [e]
-        if kind == 'function_applied':
-            if not e.recorded:  # no graph was made (a grad summed outside double backprop)
-                return []
-            if not (any(self._known(i) for i in e.input_ids) or self._known(e.in_backward_of)):
-                return []
-            ids = (*e.input_ids, *e.output_ids)
-            held = [self._pending_vars.pop(i) for i in dict.fromkeys(ids)
-                    if i in self._pending_vars and not self._known(i)]
-            return sorted(held, key=lambda v: v.seq) + [e]
-        if kind == 'backward_started':
-            if any(self._known(i) for i in e.root_ids):
-                self._runs.add(e.run_id)
-                return [e]
-            return []
-        if kind in ('backward_step_started', 'backward_step_done'):
-            return [e] if e.run_id in self._runs else []
-        if kind == 'backward_finished':
-            if e.run_id in self._runs:
-                self._runs.discard(e.run_id)  # no more events of this run will come
-                return [e]
-            return []
-        if kind == 'unchained':
-            ids = (e.root_id, *e.var_ids, *e.func_ids)
-            return [e] if any(self._known(i) for i in ids) else []
-        ident = getattr(e, 'var_id', None)
-        return [e] if ident is not None and self._known(ident) else []
-
     def on_event(self, e: events.Event) -> bool:
         """Take one engine event (the subscription calls this); True if it was kept."""
         with self._lock:  # events may come from any thread
-            accepted = self._accept(e)
+            accepted = self._filter.take(e)
             for event in accepted:
-                self._note_run(event)
+                self.backward.note_run(event, self._root_id())
                 self.timeline.append(event)
                 self._track_run(event)
             if accepted:
@@ -227,25 +185,6 @@ class StepModel:
         if accepted and self.on_change is not None:
             self.on_change()
         return bool(accepted)
-
-    def _note_run(self, e: events.Event) -> None:
-        """Tell our own backward runs from those started elsewhere (a cell's
-        ``y.backward()``); another run from our output replaces a half-way one of ours."""
-        if e.kind != 'backward_started':
-            return
-        if self._starting:
-            self._own_runs.add(e.run_id)
-            self._stepper_run = e.run_id
-            return
-        root = self._root_id()
-        if root in _starting:
-            return  # another view of this graph is starting it: we may step it too
-        if root is not None and root in e.root_ids and self._stepper is not None \
-                and not self._stepper.done:
-            _drop_shared(root, self._stepper)
-            self._stepper = None
-            self._notice = ('A backward started outside the view replaced the one it was '
-                            'stepping.')
 
     def _track_run(self, e: events.Event) -> None:
         if e.kind == 'backward_started':
@@ -257,10 +196,7 @@ class StepModel:
 
     def pinned(self) -> set[int]:
         """Ids that stay however old: the outputs, the selection, the unchain preview."""
-        pinned = {events.uid(r) for r in self.roots} | self._preview
-        if self.selected_id is not None:
-            pinned.add(self.selected_id)
-        return pinned
+        return {events.uid(r) for r in self.roots} | self.selection.pinned()
 
     def _keep_bounds(self) -> None:
         """Fold old events into the checkpoint and drop dead nodes when due (amortised)."""
@@ -328,77 +264,34 @@ class StepModel:
         root = self._root_id()
         return trace.finished and trace.run_ok and root in trace.run_roots
 
-    def _stepper_live(self) -> BackwardStepper | None:
-        """The backward half-way: ours, or another view's of the same graph."""
-        s = self._stepper
-        if s is not None and not s.done:
-            entry = _in_flight.get(self._root_id())
-            if entry is None or entry[0]() is not s:  # another view reset it: it is gone
-                self._stepper = None
-                self._notice = 'Another view of this graph reset the backward it was stepping.'
-                return None
-            return s
-        shared = _shared(self._root_id())
-        return shared[0] if shared is not None else None
-
     def _idle_reason(self) -> str | None:
         """Why there is nothing to step from the live end, or None."""
         if self._subscription is None:
             return 'Detached: this view no longer follows the engine.'
         if not self.roots:
             return 'Nothing to step: this view has no output variable.'
-        if self.roots[0].creator is None and self._stepper is None:
+        if self.roots[0].creator is None and self.backward.stepper is None:
             return 'The output has no creator (a leaf): nothing to step.'
         return None
 
     def upcoming(self, state: ViewState | None = None) -> ledger.Upcoming | None:
         """The function the next step runs (live: the engine's stepper; in history: the
         next step recorded), or None when there is none."""
-        if self._pos is not None:
-            e = self.timeline.next_of('backward_step_started', self._pos)
-            run = (state or self.state()).trace.run_id
-            if e is None or (run is not None and e.run_id != run):
-                return None
-            return self._upcoming(e.func_id, e.grad_outputs, e.reason, e.frontier_ids,
-                                  e.frontier_size)
-        state = state or self.live
-        stepper = self._stepper_live()
+        return self._upcoming_at(self._pos, state or self.state())
+
+    def _upcoming_at(self, pos: int | None, state: ViewState) -> ledger.Upcoming | None:
+        """:meth:`upcoming` at position ``pos`` (None: the live end), whose state is
+        ``state``."""
+        if pos is not None:
+            return next_step.recorded(self.timeline, pos, state)
+        stepper = self.backward.in_flight(self._root_id())
         if stepper is not None:
-            func = stepper.next_function
-            outs = [ref() for ref in func.outputs or ()]
-            grads = tuple(None if n is None else events.snapshot(
-                _raw(stepper.pending_grad(n))) for n in outs)
-            frontier = stepper.frontier
-            return self._upcoming(events.uid(func), grads, stepper.why_next(),
-                                  tuple(events.uid(f) for f in frontier[:events.FRONTIER_MAX]),
-                                  len(frontier))
+            return next_step.from_stepper(stepper, state)
         if self._idle_reason() is not None or self._finished(state):
             return None
-        if self._stepper is not None and self._stepper.done:
+        if self.backward.stepper is not None and self.backward.stepper.done:
             return None
-        # Not started: the first step runs the output's creator, with the seed (ones).
-        root = self.roots[0]
-        creator = root.creator
-        if creator is None or creator.inputs is None:
-            return None
-        fid = events.uid(creator)
-        seed = root.grad if root.grad is not None else (
-            None if root.array is None else backend.get_array_module(root.array).ones_like(
-                root.array))
-        grads = tuple(events.snapshot(seed) if ref() is root.node else None
-                      for ref in creator.outputs or ())
-        return self._upcoming(fid, grads, f'Backward starts at the function that made '
-                              f'{self.names.of(state.model, events.uid(root))}.', (fid,), 1)
-
-    def _upcoming(self, fid: int, grads: tuple, reason: str, frontier: tuple,
-                  size: int) -> ledger.Upcoming:
-        model = self.live.model if self._pos is None else self.state().model
-        f = model.nodes.get(fid)
-        targets = ()
-        if f is not None:
-            targets = tuple(k for k, i in enumerate(f.input_ids)
-                            if i not in model.nodes or model.nodes[i].requires_grad)
-        return ledger.Upcoming(fid, tuple(grads), reason, tuple(frontier), size, targets)
+        return next_step.first(self.roots[0], state, self.names)
 
     def next_targets(self) -> list[str]:
         """The names of the variables the next step sends gradients to, one per input
@@ -409,11 +302,7 @@ class StepModel:
             return self._targets(state, self.upcoming(state))
 
     def _targets(self, state: ViewState, up: ledger.Upcoming | None) -> list[str]:
-        f = state.model.nodes.get(up.func_id) if up is not None else None
-        if f is None:  # none, or (in history) a function not made yet at this point
-            return []
-        table = self.names.table(state.model)
-        return [table.get(f.input_ids[k], f'#{f.input_ids[k]}') for k in up.targets]
+        return next_step.target_names(state, up, self.names)
 
     # ---- stepping --------------------------------------------------------------------
 
@@ -429,42 +318,17 @@ class StepModel:
                     held.append(f'{self.names.of(model, ident)} ({arrays.text(var.grad)})')
         return held
 
-    def _ensure_stepper(self, confirm: bool) -> BackwardStepper | None:
-        """The stepper of the backward under way, or a new one; None when starting one
-        needs the user to confirm first (its leaves already hold grads)."""
-        if self._stepper is not None and self._stepper is self._stepper_live():
-            return self._stepper
-        reason = self._idle_reason()
-        if reason is not None:
-            raise RuntimeError(reason)
-        root = self._root_id()
-        shared = _shared(root)
-        if shared is not None:  # another view of this graph is half-way: go on with it
-            self._stepper, self._stepper_run = shared
-            self._own_runs.add(self._stepper_run)
-            self._notice = ('Another view of this graph started this backward: Step here '
-                            'goes on with the same one (each grad is computed once).')
-            return self._stepper
-        held = self._leaf_grads()
-        if held and not confirm and not self._armed:
-            self._armed = True
-            self._notice = 'Press again to add to these grads.'  # the status names them
-            return None
-        self._armed = False
-        self._notice = 'Added to the grads held before.' if held else ''
-        if self._grads_before is None:  # what Reset gives back
-            self._grads_before = self._leaf_snapshot()
-        self._starting, self._stepper_run = True, None
-        _starting.add(root)
-        try:
-            self._stepper = BackwardStepper.for_backward(
-                [self.roots[0]], retain_grad=self.retain_grad,
-                enable_double_backprop=self.enable_double_backprop)
-        finally:
-            self._starting = False
-            _starting.discard(root)
-        _in_flight[root] = (weakref.ref(self._stepper), self._stepper_run)
-        return self._stepper
+    def _ensure_stepper(self, *, confirm: bool) -> BackwardStepper | None:
+        """The stepper of the backward under way, or a new one (None: the student must
+        confirm adding to grads the leaves hold); RuntimeError when there is nothing to
+        step."""
+        if self.backward.stepper is None or \
+                self.backward.stepper is not self.backward.in_flight(self._root_id()):
+            reason = self._idle_reason()
+            if reason is not None:
+                raise RuntimeError(reason)
+        return self.backward.ensure(self.roots[0], self._leaf_grads, self._leaf_snapshot,
+                                    confirm)
 
     def _leaf_snapshot(self) -> list:
         """The grads the graph's leaves hold now (copies), for :meth:`reset`."""
@@ -478,13 +342,9 @@ class StepModel:
         undone by the engine (every grad as before this backward): the view says so and
         stays usable (Step tries again, Back, Reset); the error goes on to the caller."""
         try:
-            if all_of_them:
-                stepper.run()
-            else:
-                stepper.step()
+            self.backward.advance(stepper, all_of_them)
         except BaseException as error:
-            self._stepper = None
-            self._verdict = ''
+            self.quiz.verdict = ''
             self.message = (f'The step failed ({type(error).__name__}: {error}). Every grad '
                             'is back to what it was before this backward: Step tries again, '
                             'Back shows the steps that ran, Reset starts over.')
@@ -501,39 +361,33 @@ class StepModel:
         would add to grads the leaves already hold: the first press says so and the
         second goes on.  In predict mode a step run without a guess counts as skipped.
         """
-        with self._lock:
-            self.message = ''
+        with self._action():
             if self._pos is not None:
                 return self._forward_one()
-            if self._finished(self.live) and self._stepper_live() is None:
+            if self._finished(self.live) and self.backward.in_flight(self._root_id()) is None:
                 return False
-            stepper = self._ensure_stepper(confirm)
+            stepper = self._ensure_stepper(confirm=confirm)
             if stepper is None or stepper.done:
                 return False
             before = self.live.trace.steps
             self._stepped(stepper)
-            if self.predict and self.live.trace.steps > before:
-                key = self._step_key(self.live)
-                if not self._gradebook.graded(key):
-                    self.score = self.score.add(None)
-                    self._gradebook.note(key, 'Revealed without a guess.')
-                self._verdict = self._gradebook.text(key)
+            if self.live.trace.steps > before:
+                self.quiz.revealed(self._step_key(self.live))
             else:
-                self._verdict = ''
+                self.quiz.verdict = ''
             return True
 
     def run(self, *, confirm: bool = True) -> None:
         """Run every remaining step (the same engine stepper, announced step by step).
         ``confirm=False`` (the Run to end button) asks first, as :meth:`step` does."""
-        with self._lock:
-            self.message = ''
+        with self._action():
             self._go_live()
-            if self._finished(self.live) and self._stepper_live() is None:
+            if self._finished(self.live) and self.backward.in_flight(self._root_id()) is None:
                 return
-            stepper = self._ensure_stepper(confirm)
+            stepper = self._ensure_stepper(confirm=confirm)
             if stepper is None:  # the first press says the grads would add up
                 return
-            self._verdict = ''
+            self.quiz.verdict = ''
             self._stepped(stepper, all_of_them=True)
 
     def run_to(self, target: Any) -> bool:
@@ -544,8 +398,7 @@ class StepModel:
         nothing flows to it) and leaves everything as it was.  Returns True once the
         target is next.
         """
-        with self._lock:
-            self.message = ''
+        with self._action():
             self._go_live()
             fid = self._function_id(target)
             model = self.live.model
@@ -558,8 +411,8 @@ class StepModel:
                                  '(cut, or not upstream of it)')
             if self._finished(self.live):
                 raise ValueError(f'backward is finished; {name} already ran (Reset first)')
-            stepper = self._ensure_stepper(True)
-            self._verdict = ''
+            stepper = self._ensure_stepper(confirm=True)
+            self.quiz.verdict = ''
             while not stepper.done and events.uid(stepper.next_function) != fid:
                 self._stepped(stepper)
             if stepper.done:
@@ -587,8 +440,7 @@ class StepModel:
 
     def back(self) -> bool:
         """Show the previous step boundary of the recorded history (time travel)."""
-        with self._lock:
-            self.message = ''
+        with self._action():
             pos = self.position
             earlier = [b for b in self.timeline.boundaries() if b < pos]
             if not earlier:
@@ -625,22 +477,15 @@ class StepModel:
         give the leaves back the grads they held before this view's backward began (none
         began since the last Reset: they stay cleared, a fresh start), and return to the
         live end.  The event log is kept: Back can still visit what happened before."""
-        with self._lock:
-            self.message = ''
+        with self._action():
             self._go_live()
             self._index.walk(self.roots)
-            _drop_shared(self._root_id(), self._stepper)  # other views' Step stops too
+            before = self.backward.reset(self._root_id())  # other views' Step stops too
             for var in self._index.live_variables():
                 var.cleargrad()
-            self._stepper = None
-            self._armed = False
-            self._notice = self._verdict = ''
+            self.quiz.verdict = ''
             self.timeline.reset_mark()
-            before, self._grads_before = self._grads_before, None
-            for ref, grad in before or ():
-                var = ref()
-                if var is not None and grad is not None:
-                    var.grad = grad  # after the mark: the picture shows them again
+            restore_grads(before)  # after the mark: the picture shows them again
 
     # ---- predict first ---------------------------------------------------------------
 
@@ -656,8 +501,7 @@ class StepModel:
         and moves one step on: a retry of a step already graded shows its verdict, but
         the score keeps the first try.
         """
-        with self._lock:
-            self.message = ''
+        with self._action():
             if by_name and value is not None:
                 raise TypeError('give the guess either as a value or by name, not both')
             guess = dict(by_name) if by_name else prediction.parse_guess(value)
@@ -673,7 +517,7 @@ class StepModel:
                 self._forward_one()  # the recorded step: graded again, nothing re-run
                 state = self.state()
             else:
-                stepper = self._ensure_stepper(True)
+                stepper = self._ensure_stepper(confirm=True)
                 before = self.live.trace.steps
                 self._stepped(stepper)
                 state = self.live
@@ -700,16 +544,8 @@ class StepModel:
         if [n for n, _ in truth] != names:
             truth = list(zip(names, [t for _, t in truth])) if len(truth) == len(names) \
                 else truth
-        key = self._step_key(state)
-        retry = self._gradebook.graded(key)
-        verdict = dataclasses.replace(
-            prediction.check(guess, truth), retry=retry,
-            step=f'step {state.trace.steps}, {self.names.described(state.model, rec.func_id)}')
-        if not retry:
-            self.score = self.score.add(verdict)
-        self._verdict = str(verdict)
-        self._gradebook.note(key, self._verdict)
-        return verdict
+        step = f'step {state.trace.steps}, {self.names.described(state.model, rec.func_id)}'
+        return self.quiz.grade(prediction.check(guess, truth), self._step_key(state), step)
 
     # ---- selection, unchain, devices ---------------------------------------------------
 
@@ -717,7 +553,12 @@ class StepModel:
     def selected(self) -> Any:
         """The live Variable (or FunctionNode) selected, or None (a VariableNode when
         the Variable object was collected but its node lives on)."""
-        return None if self._selected_ref is None else self._selected_ref()
+        return self.selection.obj
+
+    @property
+    def selected_id(self) -> int | None:
+        """The id of the node selected, or None."""
+        return self.selection.id
 
     def lookup(self, ident: int) -> Any:
         """The live object of node ``ident`` (a Variable in preference), or None."""
@@ -733,10 +574,8 @@ class StepModel:
     def select(self, target: Any, shown: graph.GraphModel | None = None) -> None:
         """Select a node by id, by name (``'x'``, ``'f3'``) or by object; None clears."""
         with self._lock:
-            self._preview = set()
             if target is None:
-                self._selected_ref = None
-                self.selected_id = None
+                self.selection.clear()
                 return
             model = self.live.model
             if isinstance(target, str):
@@ -746,36 +585,16 @@ class StepModel:
             if ident not in model.nodes and (shown is None or ident not in shown.nodes):
                 raise KeyError(f'node {ident} is not in the shown graph')
             obj = target if not isinstance(target, int | str) else self.lookup(ident)
-            self._selected_ref = None if obj is None else weakref.ref(obj)
-            self.selected_id = ident
+            self.selection.choose(ident, obj)
             if obj is None:
                 self.message = 'That object is gone (collected); showing recorded values.'
-
-    def _selected_variable(self, var: Any) -> Variable:
-        var = self.selected if var is None else var
-        if var is None:
-            raise ValueError('select a variable first (click one, or pass it)')
-        if not isinstance(var, Variable):
-            getter = getattr(var, 'get_variable', None)
-            if getter is None:
-                raise TypeError(f'unchain works on a variable, not a {type(var).__name__}')
-            var = getter()
-        return var
 
     def unchain_preview(self, var: Any = None, backward: bool = True) -> set[int]:
         """The ids of the functions unchaining ``var`` would cut (highlighted when drawn)."""
         with self._lock:
-            var = self._selected_variable(var)
-            ident = events.uid(var)
-            model = self.live.model
-            if ident not in model.nodes:
-                raise KeyError(f'variable {ident} is not in the shown graph')
-            if backward:
-                cut = {i for i in model.upstream(ident) if model.nodes[i].category == 'function'}
-            else:
-                creator = model.nodes[ident].creator_id
-                cut = {creator} if creator is not None else set()
-            self._preview = cut
+            var = variable_of(self.selected if var is None else var)
+            cut = cut_by(self.live.model, events.uid(var), backward)
+            self.selection.preview = cut
             self.message = (f'unchain{"_backward" if backward else ""}() would cut '
                             f'{len(cut)} function(s), highlighted.')
             return cut
@@ -784,15 +603,14 @@ class StepModel:
         """Cut the graph at ``var`` (default: the selection) with ``unchain_backward()``
         or ``unchain()``; the cut edges turn dashed and a later backward stops there."""
         with self._lock:
-            var = self._selected_variable(var)
+            var = variable_of(self.selected if var is None else var)
             self.message = ''
-            self._preview = set()
+            self.selection.preview = set()
             if backward:
                 var.unchain_backward()
             else:
                 var.unchain()
-            _drop_shared(self._root_id(), self._stepper)
-            self._stepper = None  # a new backward must see the cut graph
+            self.backward.drop(self._root_id())  # a new backward must see the cut graph
 
     def device(self) -> str:
         """The device of the outputs' arrays (``'@numpy'`` when there are none)."""
@@ -813,153 +631,60 @@ class StepModel:
                 if reason is None:
                     raise
                 raise RuntimeError(f'cannot move to {device}: {reason}') from error
-            if self._stepper_live() is not None and self.live.trace.steps:
+            if self.backward.in_flight(self._root_id()) is not None and self.live.trace.steps:
                 raise RuntimeError('a backward is half-way: Run it to the end or Reset first')
             self.message = ''
             self._index.walk(self.roots)
             for var in self._index.live_variables():
                 if var.array is not None:
                     var.to_device(dev)
-            _drop_shared(self._root_id(), self._stepper)
-            self._stepper = None
+            self.backward.drop(self._root_id())
 
-    # ---- what to draw ----------------------------------------------------------------
+    # ---- what is shown (made into a drawing by present/scenes.py) -------------------
 
-    def _roles(self, state: ViewState, options: dict, next_id: int | None,
-               table: dict[int, str]) -> dict[int, str]:
-        model = state.model
-        roles: dict[int, str] = {}
-        for i in drawing.search_hits(model, options['search'], table):
-            roles[i] = 'search'
-        sel = self.selected_id
-        if sel is not None and sel in model.nodes and options['highlight_direction'] != 'none':
-            up = options['highlight_direction'] == 'up'
-            for i in (model.upstream(sel) if up else model.downstream(sel)):
-                roles[i] = 'upstream' if up else 'downstream'
-        for i in self._preview:
-            roles[i] = 'cut'
-        if sel is not None:
-            roles[sel] = 'selected'
-        if next_id is not None:
-            roles[next_id] = 'next'
-        return {i: r for i, r in roles.items() if i in model.nodes}
+    def _shown(self, pos: int | None, *, replay: bool = False) -> scenes.Shown:
+        """What is shown at position ``pos`` (None: the live end).  A frame of the HTML
+        replay (``replay``) shows no selection and no unchain preview."""
+        state = self.live if pos is None else self.timeline.state_at(pos)
+        state.model.refresh()
+        self.names.learn(state.model)
+        up = self._upcoming_at(pos, state)
+        live, marks = pos is None, not replay
+        return scenes.Shown(
+            state=state, upcoming=up, names=self.names, root=self._root_id(),
+            roots=[events.uid(r) for r in self.roots],
+            position=len(self.timeline) if live else pos, length=len(self.timeline),
+            live=live, replay=replay, finished=self._finished(state),
+            own_run=state.trace.run_id in self.backward.own_runs,
+            targets=[] if replay else self._targets(state, up),
+            idle=self._idle_reason() if live else None, held=self._leaf_grads,
+            selected_id=self.selection.id if marks else None,
+            selected=self.selection.obj if marks and live else None,
+            preview=frozenset(self.selection.preview) if marks else frozenset(),
+            expanded=self.expanded, predict=self.quiz.on, score=self.quiz.score.as_dict(),
+            verdict=self.quiz.verdict, shown_verdict=self._shown_verdict(state),
+            message=self.message, notice=self.backward.notice,
+            building=forward_replay.caption(
+                state, self.code_lines, self.names,
+                self.timeline.entries if live else self.timeline.entries[:pos]))
 
-    def _total_steps(self, model: graph.GraphModel) -> int | None:
-        root = self._root_id()
-        if root is None or root not in model.nodes:
-            return None
-        return sum(1 for i in model.upstream(root) if model.nodes[i].category == 'function'
-                   and 'unchained' not in model.nodes[i].states)
-
-    def status(self, state: ViewState, up: ledger.Upcoming | None, *,
-               replay: bool = False) -> dict:
-        """The status payload: the step counter, what the view shows, what is possible.
-        ``replay``: a frame of the HTML replay, told as if it were happening now."""
-        model, trace = state.model, state.trace
-        live = self._pos is None or replay
-        total = self._total_steps(model)
-        finished = self._finished(state)
-        root = self._root_id()
-        own = trace.run_id in self._own_runs
-        st: dict = {'step': trace.steps, 'total': total, 'live': live,
-                    'position': self.position, 'length': len(self.timeline),
-                    'can_back': self.position > 0, 'predict': self.predict,
-                    'score': self.score.as_dict(), 'verdict': self._verdict,
-                    'message': self.message, 'notice': self._notice if live else '',
-                    'next_id': up.func_id if up is not None else None,
-                    'last_id': trace.last.func_id if trace.last is not None else None,
-                    'run': None if trace.run_id is None else ('view' if own else 'code'),
-                    'targets': [] if replay else self._targets(state, up)}
-        idle = self._idle_reason() if self._pos is None else None
-        st['done'] = up is None
-        table = self.names.table(model)
-        if idle is not None:
-            text = idle
-        elif not live and (building := forward_replay.caption(
-                state, self.code_lines, self.names, self.timeline.entries[:self.position])):
-            text = building
-        elif not live:
-            text = (f'History: step {trace.steps}' + (f' of {total}' if total else '')
-                    + ' (Step goes forward, Run to end returns to now).')
-        elif trace.finished and not trace.run_ok and root in trace.run_roots:
-            text = (f'Backward failed at step {trace.steps + 1}: {trace.run_error}. Every grad '
-                    'is as before it began: Step tries again, Back shows the steps that '
-                    'ran, Reset starts over.')
-        elif finished:
-            text = ('Backward finished: every gradient has arrived.' if own or replay else
-                    f'{table.get(root, "the output")}.backward() ran from your code '
-                    f'({trace.steps} steps). Reset to step through it here.')
-        elif up is not None and trace.run_id is not None and trace.run_open:
-            text = f'Step {trace.steps}' + (f' of {total}' if total else '') + \
-                f': next {self.names.described(model, up.func_id)}.'
-        elif up is not None and self._pos is None and not replay and \
-                (held := self._leaf_grads()):
-            # a view made after backward: the grads shown come from it, and stepping adds
-            text = f'{", ".join(sorted(held))}: grads from a backward that already ran.'
-            st['notice'] = st['notice'] or 'Reset: clear them. Step: add to them.'
-            st['counter'] = 'Already ran'  # not "Step 0 of 3" beside grads shown
-        elif up is not None:
-            text = (f'Press Step to run backward from {table.get(root, "the output")}, one '
-                    'function at a time' + (f' ({total} steps).' if total else '.'))
-            built = forward_replay.caption(state, self.code_lines, self.names,
-                                           self.timeline.entries)
-            text = f'{built}. {text}' if built else text
-        else:
-            text = 'Nothing more to step.'
-        st['text'] = text
-        st['can_step'] = self._pos is not None or up is not None
-        return st
-
-    def scene(self, options: dict, *, replay: bool = False) -> Scene:
-        """Everything to draw at the shown position under ``options`` (``replay``: for
-        the HTML replay, see :meth:`status`)."""
+    def scene(self, options: dict, *, replay: bool = False) -> scenes.Scene:
+        """Everything to draw at the shown position under ``options`` (``replay``: told
+        as the HTML replay tells it, see :class:`~autograd_lab_widget.present.scenes.Shown`)."""
         with self._lock:
-            state = self.state()
-            live = self._pos is None
-            model = state.model
-            model.refresh()
-            self.names.learn(model)
-            up = self.upcoming(state)
-            next_id = up.func_id if up is not None else None
-            table = self.names.table(model)
-            roots = [events.uid(r) for r in self.roots if events.uid(r) in model.nodes]
-            focus = self._focus(state, next_id)
-            look = self._look
-            look.fresh = ({i for i, _, _ in state.trace.last.targets}
-                          if state.trace.last is not None and state.trace.current is None
-                          else set())
-            frame = drawing.draw(state, options, names=self.names, roots=roots,
-                                 roles=self._roles(state, options, next_id, table),
-                                 expanded=self.expanded, focus=focus, keep=self._window,
-                                 look=look)
-            self._window = frame.window
-            st = self.status(state, up, replay=replay)
-            if frame.window is not None:
-                st['note'] = (f'{frame.shown} of {frame.total} nodes drawn: the part around '
-                              'the next function (select or search to look elsewhere).')
-            elif frame.shown < frame.total:
-                st['note'] = (f'{frame.shown} of {frame.total} nodes drawn one by one'
-                              + (f', {frame.links} Links collapsed (click one to expand)'
-                                 if frame.links else '') + '.')
-            else:
-                st['note'] = ''
-            book = {'sections': ledger.sections(state, self.names, upcoming=up,
-                                                verdict=self._shown_verdict(state),
-                                                quiz=self.predict)}
-            return Scene(frame, st, book, self._panel(state, live),
-                         sorted({n.order for n in model.nodes.values()} | {0}), self.position)
+            made = scenes.scene(self._shown(self._pos, replay=replay), options, self._look,
+                                self._window)
+            self._window = made.frame.window
+            return made
 
     def _shown_verdict(self, state: ViewState) -> str:
         """The verdict of the step just run in ``state`` (live or in history), if any."""
-        return self._gradebook.text(self._step_key(state)) if state.trace.last else ''
+        return self.quiz.verdict_of(self._step_key(state)) if state.trace.last else ''
 
-    def _focus(self, state: ViewState, next_id: int | None) -> list[int]:
-        """The nodes a big graph's drawing is centred on: the next function and the
-        selection, else the function that ran last."""
-        focus = [i for i in (next_id, self.selected_id) if i is not None]
-        if not focus and state.trace.last is not None:
-            focus = [state.trace.last.func_id]
-        return focus
+    def _look_copy(self) -> drawing.Look:
+        """The live view's look (its cell widths), copied: drawings made for elsewhere
+        leave what the live view has drawn untouched."""
+        return dataclasses.replace(self._look, slots=dict(self._look.slots), last=None)
 
     def still(self, options: dict) -> tuple[drawing.Frame, dict]:
         """The drawing of the shown position, texts included, and its status, made
@@ -968,66 +693,26 @@ class StepModel:
         ``options['max_nodes']`` than the live view's draws the part around the next
         function."""
         with self._lock:
-            look = dataclasses.replace(self._look, slots=dict(self._look.slots), last=None)
-            state = self.state()
-            state.model.refresh()
-            self.names.learn(state.model)
-            up = self.upcoming(state)
-            next_id = up.func_id if up is not None else None
-            roots = [events.uid(r) for r in self.roots if events.uid(r) in state.model.nodes]
+            shown = self._shown(self._pos)
             window = self._window
             keep = window if window is not None and len(window) <= options['max_nodes'] \
                 else None
-            frame = drawing.draw(state, options, names=self.names, roots=roots,
-                                 roles=self._roles(state, options, next_id,
-                                                   self.names.table(state.model)),
-                                 expanded=self.expanded, focus=self._focus(state, next_id),
-                                 keep=keep, look=look)
-            return frame, self.status(state, up)
+            return scenes.draw(shown, options, self._look_copy(), keep), scenes.status(shown)
 
     def to_dot(self, options: dict) -> str:
         """The DOT of the picture shown, texts included (a scene's DOT is the layout the
         browser has: while only texts change it is not made again)."""
         return self.still(options)[0].dot
 
-    def _panel(self, state: ViewState, live: bool) -> dict:
-        sel = self.selected_id
-        if sel is None:
-            return {}
-        model = state.model
-        if sel not in model.nodes:
-            return {'id': sel, 'title': f'#{sel}', 'rows': [],
-                    'note': 'This node is not part of the graph at this point in the history.'}
-        root = self._root_id()
-        can_run_to = (live and model.nodes[sel].category == 'function'
-                      and root is not None and sel in model.upstream(root)
-                      and sel not in state.trace.done and not self._finished(state))
-        body = panel.payload(state, sel, self.selected if live else None, self.names,
-                             can_run_to=can_run_to)
-        if not live:
-            body['note'] = 'History: values as recorded at this step (Step to go forward).'
-        return body
-
     def frames(self, options: dict) -> list[dict]:
         """One drawing per step boundary of the history (what the HTML replay steps
-        through): ``{'dot', 'key', 'nodes', 'status', 'ledger', 'position'}``."""
+        through): ``{'dot', 'key', 'nodes', 'status', 'ledger', 'position', 'focus'}``."""
         with self._lock:
-            saved = (self._pos, self._window, self.selected_id, self._preview)
-            out = []
-            self.selected_id, self._preview, self._window = None, set(), None
-            try:
-                for pos in self.timeline.boundaries():
-                    self._pos = None if pos == len(self.timeline) else pos
-                    scene = self.scene(options, replay=True)
-                    if not scene.frame.nodes and pos < len(self.timeline):
-                        continue  # before a recorded cell ran: nothing to draw yet
-                    out.append({'dot': scene.frame.dot, 'key': scene.frame.key,
-                                'nodes': scene.frame.nodes, 'status': scene.status,
-                                'ledger': scene.ledger, 'position': pos,
-                                'focus': scene.frame.focus})
-            finally:
-                self._pos, self._window, self.selected_id, self._preview = saved
-            return out
+            look, end = self._look_copy(), len(self.timeline)
+            made = (scenes.replay_frame(self._shown(None if pos == end else pos, replay=True),
+                                        options, look)
+                    for pos in self.timeline.boundaries())
+            return [frame for frame in made if frame is not None]
 
     def panels(self, limit: int) -> dict[str, dict]:
         """Inspect panels of every node at the end of the history (at most ``limit``)."""
@@ -1058,8 +743,8 @@ class StepModel:
                 sub.unsubscribe()
             _following.discard(self)
             self.roots = []
-            self._stepper = None
-            self._selected_ref = None
+            self.backward.stepper = None
+            self.selection.let_go()
 
     def release(self) -> None:
         """:meth:`close`, and forget the history and what was drawn: for a view closed
@@ -1067,7 +752,7 @@ class StepModel:
         with self._lock:
             self.close()
             self.timeline = Timeline([], ViewState())
-            self._pos, self._window, self._grads_before = None, None, None
+            self._pos, self._window, self.backward.grads_before = None, None, None
             self.names, self._index = Names(), ObjectIndex()
             self._look = drawing.Look()
 
@@ -1081,35 +766,6 @@ _following: weakref.WeakSet = weakref.WeakSet()
 def _stop_following() -> None:
     for model in list(_following):
         model.close()
-
-
-#: The backward the views of a graph step, by the output's id, with its run id: one in
-#: flight per graph, so that two views of one graph step the same backward instead of
-#: each discarding the other's half-done one.
-_in_flight: dict[int, tuple[weakref.ref, int | None]] = {}
-#: Outputs whose backward a view is making right now.
-_starting: set[int] = set()
-
-
-def _shared(root: int | None) -> tuple[BackwardStepper, int | None] | None:
-    """The backward in flight over output ``root`` and its run id, or None."""
-    entry = _in_flight.get(root)
-    stepper = entry[0]() if entry is not None else None
-    if stepper is None or stepper.done:
-        _in_flight.pop(root, None)
-        return None
-    return stepper, entry[1]
-
-
-def _drop_shared(root: int | None, stepper: BackwardStepper | None) -> None:
-    """Forget ``stepper`` as the backward in flight over ``root`` (a Reset dropped it)."""
-    entry = _in_flight.get(root)
-    if stepper is not None and entry is not None and entry[0]() is stepper:
-        del _in_flight[root]
-
-
-def _raw(g: Any) -> Any:
-    return g.array if isinstance(g, Variable) else g
 
 
 def _namespace_variables() -> list:

@@ -16,7 +16,7 @@ The payload is plain data for the browser (every text is written with textConten
 >>> import numpy as np, autograd_lab as chainer
 >>> from autograd_lab import events, graph
 >>> from autograd_lab_widget.naming import Names, drawn_label
->>> from autograd_lab_widget.timeline import Timeline
+>>> from autograd_lab_widget.follow.timeline import Timeline
 >>> with events.recording() as log:
 ...     x = chainer.Variable(np.array(5.0), name='x')
 ...     y = x ** 2 - 2 * x + 1
@@ -43,7 +43,7 @@ from autograd_lab import events, graph
 from autograd_lab_widget import arrays, rules
 from autograd_lab_widget.naming import Names, drawn_label
 from autograd_lab_widget.protocol import ledger_row
-from autograd_lab_widget.state import StepRecord, ViewState
+from autograd_lab_widget.follow.state import StepRecord, ViewState
 
 
 @dataclass

@@ -11,7 +11,7 @@ history; nothing is run again.
 >>> import numpy as np, autograd_lab as chainer
 >>> from autograd_lab import events
 >>> from autograd_lab.events.code_lines import capturing_code_lines
->>> from autograd_lab_widget.stepping import StepModel
+>>> from autograd_lab_widget.session.stepping import StepModel
 >>> with events.recording() as log, capturing_code_lines() as lines:
 ...     x = chainer.Variable(np.array(2.0), name='x')
 ...     h = x
@@ -20,7 +20,8 @@ history; nothing is run again.
 >>> model = StepModel(h, events_log=log, code_lines=lines)
 >>> model.back(), model.back()   # after the last function, then after the first
 (True, True)
->>> model.status(model.state(), None)['text']
+>>> from autograd_lab_widget.protocol import OPTION_DEFAULTS
+>>> model.scene(OPTION_DEFAULTS).status['text']
 'Building the graph: function 1 of 2, f1 = _ * _, made by the line `h = h * x`'
 >>> model.close()
 """

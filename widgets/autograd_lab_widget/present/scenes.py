@@ -1,0 +1,236 @@
+"""What to draw at one position, made from the state shown and the view's marks on it.
+
+The session (:class:`~autograd_lab_widget.session.stepping.StepModel`) says what is shown
+in a :class:`Shown`: the :class:`~autograd_lab_widget.follow.state.ViewState` at one
+position, the step to come, the selection, the texts of the last action.  The functions
+here turn it into a :class:`Scene` (drawing, status line, ledger, inspect panel) and
+change nothing: the live view, the static picture and each frame of the HTML replay are
+the same function of different arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from autograd_lab import graph
+
+from autograd_lab_widget.follow.state import ViewState
+from autograd_lab_widget.naming import Names
+from autograd_lab_widget.present import drawing, ledger, panel
+
+
+@dataclass
+class Scene:
+    """What to draw at one position: the drawing, the status line, the ledger, the
+    inspect panel."""
+
+    frame: drawing.Frame
+    status: dict
+    ledger: dict
+    panel: dict
+    orders: list
+    position: int
+
+
+@dataclass(frozen=True)
+class Shown:
+    """Everything a scene is made from (the session fills it in; nothing here reads the
+    session itself).
+
+    ``live``: the live end is shown; ``replay``: a frame of the HTML replay, told as if
+    it were happening now.  ``held`` lists, when called, the leaves that hold grads
+    from a backward that already ran (walking the live objects costs, so only the
+    status sentence that names them calls it).
+    """
+
+    state: ViewState
+    upcoming: ledger.Upcoming | None
+    names: Names
+    root: int | None
+    roots: list[int]
+    position: int
+    length: int
+    live: bool
+    finished: bool
+    own_run: bool
+    targets: list[str]
+    replay: bool = False
+    idle: str | None = None
+    held: Callable[[], list[str]] = list
+    selected_id: int | None = None
+    selected: Any = None
+    preview: frozenset[int] = frozenset()
+    expanded: set[str] = field(default_factory=set)
+    predict: bool = False
+    score: dict = field(default_factory=dict)
+    verdict: str = ''
+    shown_verdict: str = ''
+    message: str = ''
+    notice: str = ''
+    #: the forward replay's caption here (present.forward_replay; '' without code lines)
+    building: str = ''
+
+    @property
+    def next_id(self) -> int | None:
+        return self.upcoming.func_id if self.upcoming is not None else None
+
+
+def roles(shown: Shown, options: dict) -> dict[int, str]:
+    """The role of each marked node: search hit, upstream/downstream of the selection,
+    cut by the unchain preview, selected, next to run."""
+    model = shown.state.model
+    found: dict[int, str] = {}
+    for i in drawing.search_hits(model, options['search'], shown.names.table(model)):
+        found[i] = 'search'
+    sel = shown.selected_id
+    if sel is not None and sel in model.nodes and options['highlight_direction'] != 'none':
+        up = options['highlight_direction'] == 'up'
+        for i in (model.upstream(sel) if up else model.downstream(sel)):
+            found[i] = 'upstream' if up else 'downstream'
+    for i in shown.preview:
+        found[i] = 'cut'
+    if sel is not None:
+        found[sel] = 'selected'
+    if shown.next_id is not None:
+        found[shown.next_id] = 'next'
+    return {i: r for i, r in found.items() if i in model.nodes}
+
+
+def total_steps(model: graph.GraphModel, root: int | None) -> int | None:
+    """How many steps a backward from ``root`` takes (None: no output shown)."""
+    if root is None or root not in model.nodes:
+        return None
+    return sum(1 for i in model.upstream(root) if model.nodes[i].category == 'function'
+               and 'unchained' not in model.nodes[i].states)
+
+
+def status(shown: Shown) -> dict:
+    """The status payload: the step counter, what the view shows, what is possible."""
+    model, trace, up = shown.state.model, shown.state.trace, shown.upcoming
+    live = shown.live or shown.replay
+    total = total_steps(model, shown.root)
+    st: dict = {'step': trace.steps, 'total': total, 'live': live,
+                'position': shown.position, 'length': shown.length,
+                'can_back': shown.position > 0, 'predict': shown.predict,
+                'score': shown.score, 'verdict': shown.verdict,
+                'message': shown.message, 'notice': shown.notice if live else '',
+                'next_id': shown.next_id,
+                'last_id': trace.last.func_id if trace.last is not None else None,
+                'run': None if trace.run_id is None else ('view' if shown.own_run else 'code'),
+                'targets': [] if shown.replay else shown.targets,
+                'done': up is None}
+    st['text'] = _sentence(shown, st, live, total)
+    st['can_step'] = not shown.live or up is not None
+    return st
+
+
+def _sentence(shown: Shown, st: dict, live: bool, total: int | None) -> str:
+    """The status line's sentence (and, for a view made after backward, its notice)."""
+    model, trace, up, root = shown.state.model, shown.state.trace, shown.upcoming, shown.root
+    of_total = f' of {total}' if total else ''
+    output = shown.names.table(model).get(root, 'the output')
+    if shown.idle is not None and shown.live:
+        return shown.idle
+    if not live:
+        history = (f'History: step {trace.steps}{of_total} (Step goes forward, Run to end '
+                   'returns to now).')
+        return shown.building or history
+    if trace.finished and not trace.run_ok and root in trace.run_roots:
+        return (f'Backward failed at step {trace.steps + 1}: {trace.run_error}. Every grad '
+                'is as before it began: Step tries again, Back shows the steps that '
+                'ran, Reset starts over.')
+    if shown.finished:
+        return ('Backward finished: every gradient has arrived.' if shown.own_run
+                or shown.replay else f'{output}.backward() ran from your code '
+                f'({trace.steps} steps). Reset to step through it here.')
+    if up is not None and trace.run_id is not None and trace.run_open:
+        return f'Step {trace.steps}{of_total}: next {shown.names.described(model, up.func_id)}.'
+    if up is not None and shown.live and not shown.replay and (held := shown.held()):
+        # a view made after backward: the grads shown come from it, and stepping adds
+        st['notice'] = st['notice'] or 'Reset: clear them. Step: add to them.'
+        st['counter'] = 'Already ran'  # not "Step 0 of 3" beside grads shown
+        return f'{", ".join(sorted(held))}: grads from a backward that already ran.'
+    if up is not None:
+        text = (f'Press Step to run backward from {output}, one function at a time'
+                + (f' ({total} steps).' if total else '.'))
+        return f'{shown.building}. {text}' if shown.building else text
+    return 'Nothing more to step.'
+
+
+def focus(shown: Shown) -> list[int]:
+    """The nodes a big graph's drawing is centred on: the next function and the
+    selection, else the function that ran last."""
+    centre = [i for i in (shown.next_id, shown.selected_id) if i is not None]
+    if not centre and shown.state.trace.last is not None:
+        centre = [shown.state.trace.last.func_id]
+    return centre
+
+
+def draw(shown: Shown, options: dict, look: drawing.Look,
+         keep: frozenset | None) -> drawing.Frame:
+    """The drawing of ``shown`` (``keep``: the window of a big graph drawn before, kept
+    while it still holds what matters); the model must be refreshed and its names
+    learnt (the session's :meth:`shown` does both)."""
+    state = shown.state
+    trace = state.trace
+    look.fresh = ({i for i, _, _ in trace.last.targets}
+                  if trace.last is not None and trace.current is None else set())
+    roots = [i for i in shown.roots if i in state.model.nodes]
+    return drawing.draw(state, options, names=shown.names, roots=roots,
+                        roles=roles(shown, options), expanded=shown.expanded,
+                        focus=focus(shown), keep=keep, look=look)
+
+
+def scene(shown: Shown, options: dict, look: drawing.Look,
+          keep: frozenset | None) -> Scene:
+    """Everything to draw for ``shown`` under ``options``."""
+    frame = draw(shown, options, look, keep)
+    st = status(shown)
+    if frame.window is not None:
+        st['note'] = (f'{frame.shown} of {frame.total} nodes drawn: the part around '
+                      'the next function (select or search to look elsewhere).')
+    elif frame.shown < frame.total:
+        st['note'] = (f'{frame.shown} of {frame.total} nodes drawn one by one'
+                      + (f', {frame.links} Links collapsed (click one to expand)'
+                         if frame.links else '') + '.')
+    else:
+        st['note'] = ''
+    state = shown.state
+    book = {'sections': ledger.sections(state, shown.names, upcoming=shown.upcoming,
+                                        verdict=shown.shown_verdict, quiz=shown.predict)}
+    orders = sorted({n.order for n in state.model.nodes.values()} | {0})
+    return Scene(frame, st, book, inspect(shown), orders, shown.position)
+
+
+def inspect(shown: Shown) -> dict:
+    """The inspect panel of the selection ({} when nothing is selected)."""
+    sel, state = shown.selected_id, shown.state
+    if sel is None:
+        return {}
+    model = state.model
+    if sel not in model.nodes:
+        return {'id': sel, 'title': f'#{sel}', 'rows': [],
+                'note': 'This node is not part of the graph at this point in the history.'}
+    root = shown.root
+    can_run_to = (shown.live and model.nodes[sel].category == 'function'
+                  and root is not None and sel in model.upstream(root)
+                  and sel not in state.trace.done and not shown.finished)
+    body = panel.payload(state, sel, shown.selected if shown.live else None, shown.names,
+                         can_run_to=can_run_to)
+    if not shown.live:
+        body['note'] = 'History: values as recorded at this step (Step to go forward).'
+    return body
+
+
+def replay_frame(shown: Shown, options: dict, look: drawing.Look) -> dict | None:
+    """One frame of the HTML replay (None before a recorded cell ran: nothing to draw);
+    ``look`` is the replay's own, shared by its frames so that cells keep their widths."""
+    made = scene(shown, options, look, None)
+    if not made.frame.nodes and shown.position < shown.length:
+        return None
+    return {'dot': made.frame.dot, 'key': made.frame.key, 'nodes': made.frame.nodes,
+            'status': made.status, 'ledger': made.ledger, 'position': shown.position,
+            'focus': made.frame.focus}
+

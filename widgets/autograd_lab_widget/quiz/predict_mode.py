@@ -1,0 +1,59 @@
+"""Predict mode's book-keeping: on or off, the score, and the verdict shown now.
+
+A step is known by ``(backward run id, function id)``.  A step run in predict mode
+without a guess counts as skipped; a second guess at a step already graded is a retry,
+shown but not scored.
+
+>>> from autograd_lab_widget.quiz.prediction import check
+>>> quiz = PredictMode(on=True)
+>>> quiz.grade(check({'x': 2.0}, [('x', 2.0)]), (1, 7)).right
+True
+>>> quiz.revealed((1, 8)); quiz.score
+Score(right=1, wrong=0, skipped=1)
+>>> quiz.verdict
+'Revealed without a guess.'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from autograd_lab_widget.quiz import prediction
+
+
+class PredictMode:
+    """Whether steps wait for a guess (``on``), the :class:`~.prediction.Score`, and the
+    verdict of the step just run (``verdict``, '' when there is none to show)."""
+
+    def __init__(self, on: bool = False) -> None:
+        self.on = on
+        self.score = prediction.Score()
+        self.verdict = ''
+        self._book = prediction.Gradebook()
+
+    def revealed(self, key: tuple) -> None:
+        """Step ``key`` ran: without a guess in predict mode it counts as skipped (once);
+        the verdict shown is that step's."""
+        if not self.on:
+            self.verdict = ''
+            return
+        if not self._book.graded(key):
+            self.score = self.score.add(None)
+            self._book.note(key, 'Revealed without a guess.')
+        self.verdict = self._book.text(key)
+
+    def grade(self, verdict: prediction.Verdict, key: tuple,
+              step: str = '') -> prediction.Verdict:
+        """Book ``verdict`` for step ``key`` (``step`` says which, for its text): scored
+        the first time, a retry after."""
+        retry = self._book.graded(key)
+        verdict = dataclasses.replace(verdict, retry=retry, step=step)
+        if not retry:
+            self.score = self.score.add(verdict)
+        self.verdict = str(verdict)
+        self._book.note(key, self.verdict)
+        return verdict
+
+    def verdict_of(self, key: tuple) -> str:
+        """The verdict booked for step ``key`` ('' if none)."""
+        return self._book.text(key)

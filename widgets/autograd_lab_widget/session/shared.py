@@ -1,0 +1,34 @@
+"""One backward per graph, shared by the views of that graph.
+
+Two views of one graph (a cell shown twice, a view and its docked copy) step the same
+engine backward: Step in either goes on with it instead of each discarding the other's
+half-done one.  The registry is keyed by the output's event id.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from autograd_lab import BackwardStepper
+
+#: The backward the views of a graph step, by the output's id, with its run id.
+IN_FLIGHT: dict[int | None, tuple[weakref.ref, int | None]] = {}
+#: Outputs whose backward a view is making right now.
+STARTING: set[int | None] = set()
+
+
+def in_flight(root: int | None) -> tuple[BackwardStepper, int | None] | None:
+    """The backward in flight over output ``root`` and its run id, or None."""
+    entry = IN_FLIGHT.get(root)
+    stepper = entry[0]() if entry is not None else None
+    if stepper is None or stepper.done:
+        IN_FLIGHT.pop(root, None)
+        return None
+    return stepper, entry[1]
+
+
+def drop(root: int | None, stepper: BackwardStepper | None) -> None:
+    """Forget ``stepper`` as the backward in flight over ``root`` (a Reset dropped it)."""
+    entry = IN_FLIGHT.get(root)
+    if stepper is not None and entry is not None and entry[0]() is stepper:
+        del IN_FLIGHT[root]
