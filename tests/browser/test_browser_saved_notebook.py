@@ -42,14 +42,15 @@ def test_a_converted_lesson_shows_its_graph_offline(page, saved):
     page.route('**/*', offline)
     page.goto(html.as_uri())
     pictures = page.locator('.agl-static')
-    expect(pictures).to_have_count(1)
+    expect(pictures).to_have_count(2)  # lesson 1's graph, then its forward replay's
     expect(pictures.first).to_be_visible()
     graph = pictures.first.locator('svg')
     expect(graph).to_be_visible()
     assert graph.locator('g.node').count() == 9  # five variables and four functions
     expect(pictures.first).to_contain_text('need a running kernel')
-    # exactly one graph on screen: no widget drew (its scripts are on a CDN)
-    assert page.locator('svg:visible g.node').count() == 9
+    # only the pictures' graphs on screen: no widget drew (its scripts are on a CDN)
+    assert page.locator('svg:visible g.node').count() == page.locator(
+        '.agl-static svg g.node').count()
     assert page.locator('.agl-root').count() == 0
     sizes = graph.evaluate("""(svg) => Array.from(svg.querySelectorAll('text')).map((t) =>
         parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)""")
@@ -97,8 +98,9 @@ def test_a_saved_lesson_reopened_in_lab(page, lab_server, saved):
         nbformat.write(nb, folder / f'{name}.ipynb')
     for name in ('state', 'trusted', 'untrusted'):
         page.goto(lab_server.url(f'lab/workspaces/{name}/tree/saved/{name}.ipynb?reset'))
-        still = page.locator('.agl-static')
-        expect(still).to_have_count(1, timeout=60_000)
+        stills = page.locator('.agl-static')  # lesson 1's graph, then the forward replay's
+        expect(stills).to_have_count(2, timeout=60_000)
+        still = stills.first
         if name == 'state':
             widget = jh.wait_widget_ready(page)
             expect(widget).to_have_attribute('data-agl-kernel', 'silent', timeout=20_000)
@@ -106,7 +108,8 @@ def test_a_saved_lesson_reopened_in_lab(page, lab_server, saved):
             expect(widget.locator('.agl-no-kernel')).to_contain_text(
                 'No kernel answers this view yet')
             expect(still).to_be_hidden()
-            assert page.locator('svg:visible g.node').count() == 9  # one graph
+            expect(stills.nth(1)).to_be_hidden()
+            assert widget.locator('svg:visible g.node').count() == 9  # the widget's graph
             # every text in its own cell, though the saved state has its keys sorted
             cells = {v['cells'].get('name') or v['cells'].get('fid'): v['cells']
                      for v in pc.node_texts(widget).values()}
@@ -116,8 +119,8 @@ def test_a_saved_lesson_reopened_in_lab(page, lab_server, saved):
             continue
         still.scroll_into_view_if_needed()
         assert page.locator('.agl-root').count() == 0  # no widget view drawn
-        widget_output = page.locator('.jp-OutputArea-child', has=still).locator(
-            'xpath=preceding-sibling::*[1]')
+        widget_output = page.locator('.jp-OutputArea-child', has=page.locator(
+            '.agl-static')).first.locator('xpath=preceding-sibling::*[1]')
         # Lab's own words where it restored widgets (trusted), else the output's text
         expect(widget_output).to_contain_text('model not found' if name == 'trusted'
                                               else 'GraphView: the live graph')
