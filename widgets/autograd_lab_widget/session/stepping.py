@@ -664,7 +664,7 @@ class StepModel:
             expanded=self.expanded, predict=self.quiz.on, score=self.quiz.score.as_dict(),
             verdict=self.quiz.verdict, shown_verdict=self._shown_verdict(state),
             message=self.message, notice=self.backward.notice,
-            building=forward_replay.caption(
+            building='' if self.code_lines is None else forward_replay.caption(
                 state, self.code_lines, self.names,
                 self.timeline.entries if live else self.timeline.entries[:pos]))
 
