@@ -44,13 +44,14 @@ array(5.)
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 from collections.abc import Iterable, Sequence
 
 import numpy
 
 from autograd_lab import events as _events
 from autograd_lab import function_hook as _function_hook
+from autograd_lab.backward_run import BackwardRequest, Ending, SavedGrad
 from autograd_lab.backward_checks import (
     backward_seeds, check_debug, check_seed, checked_grad, grad_seeds, root_seed, select_targets,
 )
@@ -93,43 +94,28 @@ class BackwardStep:
                 f'targets={self.target_input_indexes} accumulation={self.accumulation}>')
 
 
-class GradBefore(NamedTuple):
-    """A Variable's gradient as it was before this backward (given back if a step fails)."""
-
-    var: Variable
-    grad: Any
-    grad_var: Variable | None
-    loss_scale: float | None
-
-
 class BackwardStepper:
     """Runs backward one FunctionNode at a time.  Build it with :meth:`for_backward`
     or :meth:`for_grad`; then call :meth:`step` until :attr:`done`, or :meth:`run`.
     """
 
-    def __init__(self, seeds: Sequence[tuple], *, leaves_get_grads: bool,
-                 required: set | None = None, input_nodes: Sequence = (),
-                 retain_grad: bool = False, enable_double_backprop: bool = False,
-                 loss_scale: float | None = None) -> None:
-        self._double = bool(enable_double_backprop)
+    def __init__(self, request: BackwardRequest) -> None:
+        self._double = request.enable_double_backprop
         self._debug = bool(config.debug)  # debug mode: what each backward returns is checked
         self._arrays_ok = not (self._double or self._debug)  # else gradients are Variables
-        self._leaves_get_grads = leaves_get_grads
-        self._required = required
-        self._input_nodes = set(input_nodes)
-        self._retain_grad = retain_grad
-        self._loss_scale = loss_scale
+        self._leaves_get_grads = request.inputs is None  # backward(): leaves' grads are set
+        self._required = request.required
+        self._input_nodes = {x._node for x in request.inputs or ()}
+        self._retain_grad = request.retain_grad
+        self._loss_scale = request.loss_scale  # stored on each leaf whose grad it sets
+        self._request = request
         self._grads: dict = {}  # VariableNode -> its gradient so far (the grad table)
         self._results: dict = {}  # grad(): the inputs' gradients, taken out of the table
         self._frontier = Frontier()
-        self._grads_before: dict = {}  # VariableNode -> GradBefore, for undoing
+        self._saved: dict[Any, SavedGrad] = {}  # VariableNode -> its grad before this backward
         self._recorded: Any = None  # what the recorder keeps about this backward, once told
-        self._outcome: str | None = None  # None while running, then 'finished' or 'failed'
-        self._inputs: tuple = ()  # grad(): the variables whose gradients are asked for
-        self._set_grad = False
-        self._returned: list | None = None  # grad()'s results, fixed when it finishes
-        self._mode = 'backward' if leaves_get_grads else 'grad'
-        self._roots = tuple(node for node, _ in seeds)
+        self._ending: Ending | None = None  # how it ended; None while functions are left
+        seeds = request.seeds
         for k, (node, grad) in enumerate(seeds):
             check_seed(k, node, grad)  # a bad seed is the caller's error, not a function's
         if _events.recorder is not None:  # told before anything it makes (seed Variables)
@@ -138,6 +124,7 @@ class BackwardStepper:
             self._grads[node] = self._as_grad(grad)
         for node, _ in seeds:
             self._frontier.push(node._creator_node)
+
     # ---- construction --------------------------------------------------------------
 
     @classmethod
@@ -147,8 +134,9 @@ class BackwardStepper:
         """The stepper of ``outputs[0].backward(...)`` (one root: Variable.backward)."""
         root, = outputs
         grad, seeded = root_seed(root, loss_scale)  # its own grad, or ones (times loss_scale)
-        stepper = cls([(root._node, grad)], leaves_get_grads=True, retain_grad=retain_grad,
-                      enable_double_backprop=enable_double_backprop, loss_scale=loss_scale)
+        stepper = cls(BackwardRequest(((root._node, grad),), retain_grad=retain_grad,
+                                      enable_double_backprop=bool(enable_double_backprop),
+                                      loss_scale=loss_scale))
         if root._node._creator_node is not None:
             stepper._remember(root)
             root._grad = root._grad_var = None  # the root's own grad is released like others
@@ -180,13 +168,11 @@ class BackwardStepper:
         """
         outputs, inputs, seeds = grad_seeds(outputs, inputs, grad_outputs, grad_inputs,
                                             loss_scale, enable_double_backprop)  # ones if none
-        input_nodes = [x._node for x in inputs]
-        required = nodes_between(outputs, input_nodes)
-        stepper = cls(seeds, leaves_get_grads=False, required=required, input_nodes=input_nodes,
-                      retain_grad=retain_grad, enable_double_backprop=enable_double_backprop,
-                      loss_scale=loss_scale)
-        stepper._inputs = tuple(inputs)
-        stepper._set_grad = set_grad
+        required = nodes_between(outputs, [x._node for x in inputs])
+        stepper = cls(BackwardRequest(tuple(seeds), inputs=tuple(inputs), required=required,
+                                      set_grad=set_grad, retain_grad=retain_grad,
+                                      enable_double_backprop=bool(enable_double_backprop),
+                                      loss_scale=loss_scale))
         stepper._finish_if_done()
         return stepper
 
@@ -195,7 +181,7 @@ class BackwardStepper:
     @property
     def done(self) -> bool:
         """True when no function is left to run (or a step failed)."""
-        return self._outcome is not None or not self._frontier
+        return self._ending is not None
 
     @property
     def frontier(self) -> list:
@@ -236,10 +222,10 @@ class BackwardStepper:
     def results(self, inputs: Sequence[Variable] | None = None) -> list:
         """The gradients w.r.t. ``inputs`` (default: :meth:`for_grad`'s), as Variables or
         None; None also for an input that does not require grad, as :func:`grad` returns."""
-        if inputs is None and self._returned is not None:
-            return list(self._returned)  # the same Variables every time, as grad() returned them
+        if inputs is None and self._ending is not None and self._ending.results is not None:
+            return list(self._ending.results)  # the same Variables every time, as grad() gave
         out = []
-        for x in self._inputs if inputs is None else inputs:
+        for x in (self._request.inputs or ()) if inputs is None else inputs:
             node = x._node
             g = self._results[node] if node in self._results else self._grads.get(node)
             out.append(_as_variable(g) if x._requires_grad else None)
@@ -366,7 +352,7 @@ class BackwardStepper:
             var = node._variable()
             if var is not None:
                 self._remember(var)
-                kept = self._grads_before[node].grad_var  # a root's own grad_var stays that object
+                kept = self._saved[node].grad_var  # a root's own grad_var stays that object
                 # (only leaves record _loss_scale)
                 var._set_grad_unchecked(kept if kept is not None and kept._data is gy else gy)
                 if recorder is not None:
@@ -416,27 +402,29 @@ class BackwardStepper:
 
     def _remember(self, var: Variable) -> None:
         node = var._node
-        if node not in self._grads_before:
-            self._grads_before[node] = GradBefore(var, var._grad, var._grad_var, var._loss_scale)
+        if node not in self._saved:
+            self._saved[node] = SavedGrad(var, var._grad, var._grad_var, var._loss_scale)
 
     def _announced(self, recorder: Any) -> Any:
         """What ``recorder`` keeps about this backward, telling it first that it started (a
         subscriber may arrive after the stepper was made)."""
         if self._recorded is None:
-            self._recorded = recorder.backward_started(self._mode, self._roots, self._retain_grad,
-                                                       self._double, self._loss_scale)
+            request = self._request
+            self._recorded = recorder.backward_started(
+                request.mode, tuple(node for node, _ in request.seeds), request.retain_grad,
+                request.enable_double_backprop, request.loss_scale)
         return self._recorded
 
     def _fail(self, error: BaseException, recorder: Any) -> None:
         """A step raised: undo the whole backward, and say so."""
-        self._outcome = 'failed'  # (not the error: its traceback holds this stepper)
-        for before in self._grads_before.values():
-            var = before.var
-            var._grad, var._grad_var, var._loss_scale = before.grad, before.grad_var, \
-                before.loss_scale
+        self._ending = Ending(failure=repr(error))  # not the error: its traceback holds us
+        for saved in self._saved.values():
+            var = saved.variable
+            var._grad, var._grad_var, var._loss_scale = saved.grad, saved.grad_var, \
+                saved.loss_scale
             if recorder is not None:
                 recorder.grad_changed(_events.GradRestored, var)
-        self._grads_before.clear()
+        self._saved.clear()
         self._grads.clear()
         self._frontier.clear()
         if recorder is not None:  # it was told this step started
@@ -444,13 +432,13 @@ class BackwardStepper:
 
     def _finish_if_done(self) -> None:
         """Once no function is left: store ``set_grad`` results, then say it finished."""
-        if self._outcome is not None or self._frontier:
+        if self._ending is not None or self._frontier:
             return
-        self._outcome = 'finished'
-        if self._inputs:
-            self._returned = self.results()
-        if self._set_grad:
-            for x, gx in zip(self._inputs, self._returned):
+        request = self._request
+        results = None if request.inputs is None else tuple(self.results())
+        self._ending = Ending(results=results)
+        if request.set_grad:
+            for x, gx in zip(request.inputs, results):
                 x.grad_var = gx
         if self._recorded is not None and _events.recorder is not None:
             _events.recorder.backward_finished(self._recorded)
@@ -510,8 +498,8 @@ def backward(outputs: Iterable[Variable], grad_outputs: Sequence[Any] | None = N
     seeds = backward_seeds(outputs, grad_outputs)  # given or stored; others skipped (warned)
     if not seeds:
         return
-    stepper = BackwardStepper(seeds, leaves_get_grads=True,
-                              enable_double_backprop=enable_double_backprop)
+    stepper = BackwardStepper(BackwardRequest(
+        tuple(seeds), enable_double_backprop=bool(enable_double_backprop)))
     for y in outputs:
         if y._node._creator_node is not None:  # as in Variable.backward: roots' grads released
             stepper._remember(y)
