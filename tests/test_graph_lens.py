@@ -33,7 +33,7 @@ def _sigmoid_chain(x0: np.ndarray, depth: int) -> tuple:
 def test_ratio_is_log10_of_the_numerical_gradient_over_the_seed():
     x0 = np.array([0.3, -0.2, 0.5])
     log, x = _sigmoid_chain(x0, 4)
-    reading = lens.GradientLens.from_events(log).readings()[events.uid(x)]
+    reading = lens.readings(GraphModel.from_events(log).run)[events.uid(x)]
 
     def f(v):
         h = v
@@ -53,7 +53,7 @@ def test_seed_is_the_roots_grad_so_the_loss_reads_zero_and_a_scaled_seed_shifts_
         y = x * 5.0
         y.grad = np.array([30.0, 40.0])  # a seed of norm 50
         y.backward()
-    got = lens.GradientLens.from_events(log).readings()
+    got = lens.readings(GraphModel.from_events(log).run)
     assert got[events.uid(y)].log10_ratio == pytest.approx(0.0)
     assert got[events.uid(x)].log10_ratio == pytest.approx(math.log10(5.0))
 
@@ -70,7 +70,7 @@ def test_twenty_layer_sigmoid_mlp_flags_vanishing_in_its_first_layers_only():
             h = F.sigmoid(layer(h))
         loss = F.sum(h)
         loss.backward()
-    by_link = lens.GradientLens.from_events(log).link_readings(GraphModel.from_events(log))
+    by_link = lens.link_readings(GraphModel.from_events(log))
     first, last = by_link['/0'], by_link['/19']
     assert first.flag == 'vanishing' and first.log10_ratio < math.log10(lens.VANISHING_BELOW)
     assert last.flag is None
@@ -90,7 +90,7 @@ def test_exploding_rnn_flags_its_earliest_state():
         for _ in range(12):
             h = F.matmul(h.reshape(1, 2), w).reshape(2)
         F.sum(h).backward()
-    reading = lens.GradientLens.from_events(log).readings()[events.uid(h0)]
+    reading = lens.readings(GraphModel.from_events(log).run)[events.uid(h0)]
     # dL/dh0 = 3^12 (1, 1); the seed is dL/dL = 1
     assert reading.log10_ratio == pytest.approx(12 * math.log10(3.0) + math.log10(math.sqrt(2)))
     assert reading.flag == 'exploding'
@@ -106,10 +106,10 @@ def test_nan_origin_is_the_first_function_whose_backward_made_it():
     with events.recording() as log, np.errstate(invalid='ignore', divide='ignore'):
         x, y = _nan_in_sqrt_backward()
         y.backward()
-    origin = lens.nan_origin(log)
+    origin = GraphModel.from_events(log).run.nan_origin
     labels = {e.func_id: e.label for e in log if e.kind == 'function_applied'}
     assert labels[origin] == '_ ** 0.5'
-    assert lens.GradientLens.from_events(log).readings()[events.uid(x)].flag == 'nonfinite'
+    assert lens.readings(GraphModel.from_events(log).run)[events.uid(x)].flag == 'nonfinite'
     # its inputs' grads are not finite, its output's grad was: the one to blame
     started = next(e for e in log if e.kind == 'backward_step_started' and e.func_id == origin)
     done = next(e for e in log if e.kind == 'backward_step_done' and e.func_id == origin)
@@ -122,11 +122,11 @@ def test_readings_fill_in_while_stepping():
         x, y = _nan_in_sqrt_backward()
         y.backward()
     done = [i for i, e in enumerate(log) if e.kind == 'backward_step_done']
-    first = lens.GradientLens.from_events(log, upto=done[0])
-    assert events.uid(x) not in first.readings()  # not reached yet
-    assert events.uid(y) in first.readings()
-    assert lens.nan_origin(log[:done[0] + 1]) is None  # the sum's step made no NaN
-    assert lens.nan_origin(log[:done[-1] + 1]) is not None
+    first = GraphModel.from_events(log, upto=done[0]).run
+    assert events.uid(x) not in lens.readings(first)  # not reached yet
+    assert events.uid(y) in lens.readings(first)
+    assert first.nan_origin is None  # the sum's step made no NaN
+    assert GraphModel.from_events(log, upto=done[-1]).run.nan_origin is not None
 
 
 def test_accumulated_grads_are_summed_once_and_released_grads_kept():
@@ -135,7 +135,7 @@ def test_accumulated_grads_are_summed_once_and_released_grads_kept():
         h = x * 3.0
         y = F.sum(h * h + h)   # h is used twice: its grad accumulates
         y.backward()
-    got = lens.GradientLens.from_events(log).readings()
+    got = lens.readings(GraphModel.from_events(log).run)
     h0 = np.array([3.0, -6.0])
     assert got[events.uid(h)].norm == pytest.approx(np.linalg.norm(2 * h0 + 1))  # released, kept
     assert got[events.uid(x)].norm == pytest.approx(np.linalg.norm(3 * (2 * h0 + 1)))

@@ -86,7 +86,7 @@ def test_steps_are_the_engines_and_the_counter_counts_them(models):
         up = model.upcoming()
         if not model.step():
             break
-        ran.append(model.live.trace.last.func_id)
+        ran.append(model.live.run.last.func_id)
         assert ran[-1] == up.func_id  # what the ledger announced as next is what ran
     assert len(ran) == 4 and float(x.grad) == 8.0
     scene = model.scene(options())
@@ -265,7 +265,7 @@ def test_a_bad_guess_runs_nothing(models):
         with pytest.raises(error):
             model.guess(bad)
     assert model.upcoming().func_id == model.names.find(model.live.model, 'f3')
-    assert model.live.trace.steps == 1 and model.score.total == 0
+    assert model.live.run.steps == 1 and model.score.total == 0
 
 
 def test_run_to_stops_with_the_chosen_function_next(models):
@@ -273,14 +273,14 @@ def test_run_to_stops_with_the_chosen_function_next(models):
     model = models(y)
     assert model.run_to('f2') is True
     assert model.upcoming().func_id == model.names.find(model.live.model, 'f2')
-    assert model.live.trace.steps == 3  # _ + 1, _ - _ and _ ** 2 ran first
+    assert model.live.run.steps == 3  # _ + 1, _ - _ and _ ** 2 ran first
     with pytest.raises(ValueError, match='already ran'):
         model.run_to('f1')
     with pytest.raises(ValueError, match='variable'):
         model.run_to('x')
     with pytest.raises(KeyError):
         model.run_to('f99')
-    assert model.live.trace.steps == 3  # refusals ran nothing
+    assert model.live.run.steps == 3  # refusals ran nothing
 
 
 def test_run_to_a_function_backward_never_reaches(models):

@@ -95,7 +95,7 @@ def _small(text: str, color: str | None = None, size: float = 10) -> str:
     return f'<FONT{attrs}>{text}</FONT>'
 
 
-def _label(n: Node, show_values: bool, show_grads: bool) -> str:
+def _label(n: Node, states: set, show_values: bool, show_grads: bool) -> str:
     lines = []
     if n.category == 'function':
         lines.append(escape_text(n.label or n.type or 'function'))
@@ -112,7 +112,8 @@ def _label(n: Node, show_values: bool, show_grads: bool) -> str:
             lines.append(_small(escape_text('= ' + _format_value(n.data))))
         if show_grads and n.grad is not None:
             lines.append(_small(escape_text('grad ' + _format_value(n.grad))))
-    states = n.states - {'grad_computed'} if 'grad_accumulated' in n.states else n.states
+    if 'grad_accumulated' in states:
+        states = states - {'grad_computed'}
     badges = [P.STATE_BADGES[s] for s in sorted(states) if s in P.STATE_BADGES]
     if badges:
         lines.append(_small(escape_text(', '.join(badges))))
@@ -120,7 +121,7 @@ def _label(n: Node, show_values: bool, show_grads: bool) -> str:
     return '<' + '<BR/>'.join(lines) + '>'
 
 
-def _node_attrs(n: Node, role: str | None) -> dict[str, str]:
+def _node_attrs(n: Node, states: set, role: str | None) -> dict[str, str]:
     if n.category == 'function':
         attrs = dict(P.GRAD_OF_GRAD_FUNCTION_STYLE if n.order else P.FUNCTION_STYLE)
     else:
@@ -134,7 +135,7 @@ def _node_attrs(n: Node, role: str | None) -> dict[str, str]:
     if 'collected' in n.states:
         attrs['fontcolor'] = P.COLLECTED_FONT
     classes = [n.category, *([n.kind] if n.kind != n.category else []),
-               *(f'state-{s}' for s in sorted(n.states))]
+               *(f'state-{s}' for s in sorted(states))]
     if n.order:
         classes.append('grad-of-grad')
     if role is not None:
@@ -276,7 +277,10 @@ def to_dot(model: GraphModel, *, rankdir: str = 'TB', show_values: bool = False,
             label, attrs = draw_node(n, roles.get(i))
             attrs = {**attrs, 'id': f'n{i}'}
         else:
-            label, attrs = _label(n, show_values, show_grads), _node_attrs(n, roles.get(i))
+            marked = model.run.mark(i)  # 'next' / 'done' in the latest backward run
+            states = n.states | {marked} if marked else n.states
+            label = _label(n, states, show_values, show_grads)
+            attrs = _node_attrs(n, states, roles.get(i))
         groups.setdefault(key, []).append((f'n{i}', label, attrs))
     for name, (path, count) in collapsed.items():
         if name in hidden_units:

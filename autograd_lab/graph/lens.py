@@ -9,8 +9,8 @@ seed", -6 is "a millionth of it".  A gradient is flagged
 - ``'nonfinite'`` when it holds a NaN or an infinity,
 - ``'zero'`` when it is exactly zero (a ReLU that was off, say: no scale to show).
 
-Everything here is read from the events of the real backward, step by step
-(:class:`GradientLens`); nothing is recomputed.
+Everything here is read from the grads the real backward gave, step by step, as
+the graph model's backward run keeps them (``GraphModel.run``); nothing is recomputed.
 
 >>> import numpy as np, autograd_lab as chainer
 >>> from autograd_lab import events
@@ -18,7 +18,8 @@ Everything here is read from the events of the real backward, step by step
 ...     x = chainer.Variable(np.array([1.0, 2.0]), name='x')
 ...     y = chainer.functions.sum(x * 1e-6)
 ...     y.backward()
->>> reading = GradientLens.from_events(log).readings()[events.uid(x)]
+>>> from autograd_lab.graph import GraphModel
+>>> reading = readings(GraphModel.from_events(log).run)[events.uid(x)]
 >>> round(reading.log10_ratio, 2), reading.flag
 (-5.85, 'vanishing')
 """
@@ -121,109 +122,44 @@ def read(norm: float, seed_norm: float) -> Reading:
     return Reading(norm, ratio, None)
 
 
-class GradientLens:
-    """The grads of the latest backward run, followed event by event.
+def seed_norm(run: Any) -> float:
+    """The norm of the grads ``run`` (a :class:`~autograd_lab.graph.run.BackwardRun`)
+    started from, its roots' grads taken together; 1.0 before it has any."""
+    norms = [grad_norm(run.grads[r]) for r in run.roots if r in run.grads]
+    return math.sqrt(sum(n * n for n in norms)) if norms else 1.0
 
-    Unlike the graph model, the lens keeps an intermediate's grad after backward
-    releases it (the grad it had is what the lens shows), and it knows the seed: the
-    grads backward started from (their norm together; 1.0 until seen).  Feed it the
-    same events as a :class:`~autograd_lab.graph.GraphModel` (:meth:`apply`, or
-    :meth:`from_events` with ``upto`` for time travel).
+
+def readings(run: Any) -> dict[int, Reading]:
+    """A :class:`Reading` per variable ``run`` gave a grad to so far (the grads the real
+    backward gave, kept after the engine released them; see ``GraphModel.run``)."""
+    seed = seed_norm(run)
+    return {i: read(grad_norm(g), seed) for i, g in run.grads.items()}
+
+
+def link_readings(model: Any) -> dict[str, Reading]:
+    """Per Link of ``model`` (a GraphModel: its scope path), the norm of its parameters'
+    grads in the model's backward run taken together: what a collapsed link shows.
+
+    >>> import numpy as np, autograd_lab as chainer
+    >>> from autograd_lab import events
+    >>> from autograd_lab.graph import GraphModel
+    >>> with events.recording() as log:
+    ...     layer = chainer.links.Linear(2, 2, initialW=np.eye(2))
+    ...     layer.cleargrads()   # a fresh Parameter's grad is NaN-filled, as in Chainer
+    ...     loss = chainer.functions.sum(layer(np.ones((1, 2), np.float32)))
+    ...     loss.backward()
+    >>> {scope: round(r.norm, 3) for scope, r in link_readings(
+    ...     GraphModel.from_events(log)).items()}
+    {'/': 2.449}
     """
-
-    def __init__(self) -> None:
-        self.grads: dict[int, Any] = {}     # var id -> latest grad snapshot of this run
-        self.seed_norm = 1.0
-        self.nan_origin: int | None = None  # see :func:`nan_origin`
-        self._outputs: dict[int, tuple] = {}
-        self._roots: tuple = ()
-        self._seed_seen = False
-        self._clean: set = set()
-        self._told: set = set()  # variables whose Grad* events gave their total this step
-
-    @classmethod
-    def from_events(cls, events: Iterable, upto: int | None = None) -> GradientLens:
-        """The lens after ``events`` (up to and including index ``upto``)."""
-        lens = cls()
-        for index, e in enumerate(events):
-            if upto is not None and index > upto:
-                break
-            lens.apply(e)
-        return lens
-
-    def apply(self, e: Any) -> None:
-        """Take one event into account."""
-        kind = e.kind
-        if kind == 'function_applied':
-            self._outputs[e.func_id] = tuple(e.output_ids)
-        elif kind == 'backward_started':
-            self.grads = {i: g for i, g in self.grads.items() if i in e.root_ids}
-            self._roots, self._seed_seen, self.nan_origin = tuple(e.root_ids), False, None
-            self._clean = set()
-        elif kind == 'backward_step_started':
-            self._step_started(e)
-        elif kind == 'backward_step_done':
-            self._step_done(e)
-        elif kind in ('grad_set', 'grad_accumulated', 'grad_added', 'grad_zeroed',
-                      'grad_restored'):
-            if e.grad is not None:
-                self.grads[e.var_id] = e.grad
-                self._told.add(e.var_id)
-        elif kind == 'grad_cleared':
-            self.grads.pop(e.var_id, None)
-
-    def _step_started(self, e: Any) -> None:
-        self._told = set()
-        for o, g in zip(self._outputs.get(e.func_id, ()), e.grad_outputs):
-            if g is not None:
-                self.grads[o] = g
-        if not self._seed_seen:  # the first step: the roots' grads are the seed
-            self._seed_seen = True
-            norms = [grad_norm(self.grads[r]) for r in self._roots if r in self.grads]
-            if norms:
-                self.seed_norm = math.sqrt(sum(n * n for n in norms))
-        if finite(e.grad_outputs):
-            self._clean.add(e.func_id)
-
-    def _step_done(self, e: Any) -> None:
-        for i, g, how in zip(e.target_input_ids, e.grad_inputs, e.accumulation):
-            if i in self._told:
-                continue
-            if how == 'set' or (how == 'added' and i not in self.grads):
-                self.grads[i] = g
-            elif how == 'added':
-                self.grads[i] = _sum(self.grads[i], g)
-        if self.nan_origin is None and e.func_id in self._clean and not finite(e.grad_inputs):
-            self.nan_origin = e.func_id
-
-    def readings(self) -> dict[int, Reading]:
-        """A :class:`Reading` per variable that got a grad in this run so far."""
-        return {i: read(grad_norm(g), self.seed_norm) for i, g in self.grads.items()}
-
-
-    def link_readings(self, model: Any) -> dict[str, Reading]:
-        """Per Link of ``model`` (a GraphModel: its scope path), the norm of its
-        parameters' grads taken together: what a collapsed link shows.
-
-        >>> import numpy as np, autograd_lab as chainer
-        >>> from autograd_lab import events
-        >>> from autograd_lab.graph import GraphModel
-        >>> with events.recording() as log:
-        ...     layer = chainer.links.Linear(2, 2, initialW=np.eye(2))
-        ...     layer.cleargrads()   # a fresh Parameter's grad is NaN-filled, as in Chainer
-        ...     loss = chainer.functions.sum(layer(np.ones((1, 2), np.float32)))
-        ...     loss.backward()
-        >>> lens = GradientLens.from_events(log)
-        >>> {scope: round(r.norm, 3) for scope, r in lens.link_readings(
-        ...     GraphModel.from_events(log)).items()}
-        {'/': 2.449}
-        """
-        squares: dict[str, float] = {}
-        for i, g in self.grads.items():
-            n = model.nodes.get(i)
-            if n is not None and n.is_parameter and n.scope is not None:
-                squares[n.scope] = squares.get(n.scope, 0.0) + grad_norm(g) ** 2
-        return {scope: read(math.sqrt(s), self.seed_norm) for scope, s in squares.items()}
+    run = model.run
+    squares: dict[str, float] = {}
+    for i, g in run.grads.items():
+        n = model.nodes.get(i)
+        if n is not None and n.is_parameter and n.scope is not None:
+            squares[n.scope] = squares.get(n.scope, 0.0) + grad_norm(g) ** 2
+    seed = seed_norm(run)
+    return {scope: read(math.sqrt(q), seed) for scope, q in squares.items()}
 
 
 def finite(grads: Iterable) -> bool:
@@ -236,29 +172,3 @@ def finite(grads: Iterable) -> bool:
     (True, False)
     """
     return all(g is None or not math.isnan(grad_norm(g)) for g in grads)
-
-
-def _sum(a: Any, b: Any) -> Any:
-    if isinstance(a, Summary) or isinstance(b, Summary):
-        return b  # a summary cannot be added to: keep the newer part (a lower bound)
-    return numpy.asarray(a) + numpy.asarray(b)
-
-
-def nan_origin(events: Iterable) -> int | None:
-    """The id of the first function whose backward made a NaN or an infinity out of
-    finite output grads, in the order backward ran (in the latest run); None when none did.
-
-    Read from the backward steps of a recording (``events`` may stop at any index, as
-    time travel does); unlike debug mode, the backward runs on and nothing is raised.
-
-    >>> import numpy as np, autograd_lab as chainer
-    >>> from autograd_lab import events
-    >>> with events.recording() as log, np.errstate(divide='ignore'):
-    ...     x = chainer.Variable(np.array([0.0, 1.0]), name='x')
-    ...     y = chainer.functions.sum(chainer.functions.sqrt(x) * 2)
-    ...     y.backward()   # sqrt's derivative at 0 is infinite
-    >>> [e.label for e in log if e.kind == 'function_applied'
-    ...  and e.func_id == nan_origin(log)]
-    ['sqrt']
-    """
-    return GradientLens.from_events(events).nan_origin

@@ -38,12 +38,13 @@ from typing import Any
 import numpy
 
 from autograd_lab import events as _events
+from autograd_lab.graph.run import BackwardRun
 from autograd_lab.link import Link
 from autograd_lab.variable import Variable
 
 #: Every state a node can be in (see :class:`Node`).
 STATES = frozenset({'grad_pending', 'grad_computed', 'grad_accumulated', 'grad_released',
-                    'grad_stale', 'data_retained', 'unchained', 'collected', 'next', 'done'})
+                    'grad_stale', 'data_retained', 'unchained', 'collected'})
 
 #: States that both a recording and a description of the live graph give;
 #: :meth:`GraphModel.compare` compares only these (the others need the history that only
@@ -121,18 +122,16 @@ def _same_value(a: Any, b: Any) -> bool:
 
 
 class GraphModel:
-    """Nodes and edges of a computational graph, plus the backward stepper's position.
+    """Nodes and edges of a computational graph, and the latest backward run over it.
 
-    ``frontier`` (function ids ready to run, in order), ``next_id`` and ``reason`` come
-    from the latest backward step announced; ``events_applied`` counts replayed events.
+    ``run`` is that run (:class:`~autograd_lab.graph.run.BackwardRun`: where it stands,
+    the grads it gave, its last step); ``events_applied`` counts replayed events.
     """
 
     def __init__(self) -> None:
         self.nodes: dict[int, Node] = {}
         self.edges: list[Edge] = []
-        self.frontier: tuple[int, ...] = ()
-        self.next_id: int | None = None
-        self.reason: str = ''
+        self.run = BackwardRun()
         self.events_applied: int = 0
         self._edge_index: dict[tuple[int, int], int] = {}
         self._succ: dict[int, list[int]] = collections.defaultdict(list)
@@ -140,11 +139,34 @@ class GraphModel:
         self._adj_len = 0
         self._adj_list: list | None = self.edges
         self._consumers: dict[int, list[int]] = collections.defaultdict(list)
-        self._run_roots: tuple = ()
         self._touched: set = set()   # variables given a grad by Grad* events in this step
-        self._run_id: int | None = None
-        self._pending: set = set()    # variables marked grad_pending by the current run
-        self._run_grads: set = set()  # variables given a grad during the current run
+        self._pending: set = set()    # variables marked grad_pending by the open run
+        self._run_grads: set = set()  # variables given a grad during the open run
+
+    @property
+    def next_id(self) -> int | None:
+        """The function whose backward step is under way (``run.next_id``)."""
+        return self.run.next_id
+
+    @property
+    def frontier(self) -> tuple[int, ...]:
+        """The function ids waiting as the step under way began (``run.frontier``)."""
+        return self.run.frontier
+
+    @property
+    def reason(self) -> str:
+        """Why the step under way runs next, or why the run failed (``run.reason``)."""
+        return self.run.reason
+
+    def forget_backward(self) -> None:
+        """Back to the picture from before any backward: no run, no grad on a variable
+        (a view's Reset; the engine's own grads were cleared by then)."""
+        self.run = BackwardRun()
+        self._pending, self._run_grads = set(), set()
+        for n in self.nodes.values():
+            if n.category == 'variable':
+                n.grad = None
+                n.states -= {'grad_computed', 'grad_accumulated', 'grad_stale', 'grad_pending'}
 
     # ---- building from live objects -------------------------------------------------
 
@@ -275,7 +297,9 @@ class GraphModel:
         if handler is not None:
             handler(event)
         elif isinstance(event, _events.GradChanged):
+            self.run.grad_changing(event.var_id, self._grad_shown(event.var_id))
             self._on_grad(event)
+            self.run.grad_changed(event)
         self.events_applied += 1
 
     # event handlers (one per event kind; unknown kinds are counted and ignored)
@@ -318,17 +342,16 @@ class GraphModel:
                 self._kind(v)
 
     def _on_backward_started(self, e: Any) -> None:
-        self._run_id = e.run_id
         self._run_grads = set()
-        self._run_roots = tuple(e.root_ids)
         roots = set(e.root_ids)
-        for ident in self.upstream_many(e.root_ids) | roots:
+        reached = self.upstream_many(e.root_ids) | roots
+        # what the previous run left on intermediates is not this run's (they get theirs)
+        stale = {i for i in reached if i in self.nodes
+                 and self.nodes[i].category == 'variable' and self.nodes[i].grad is None}
+        self.run = BackwardRun.started(e, self.run, stale)
+        for ident in reached:
             n = self.nodes.get(ident)
-            if n is None:
-                continue
-            n.states.discard('done')
-            n.states.discard('next')
-            if n.category != 'variable':
+            if n is None or n.category != 'variable':
                 continue
             if n.grad is not None and ident not in roots:
                 n.states.add('grad_stale')  # left from an earlier run: backward adds to it
@@ -337,14 +360,9 @@ class GraphModel:
                 self._pending.add(ident)
 
     def _on_backward_step_started(self, e: Any) -> None:
-        previous = self.nodes.get(self.next_id) if self.next_id is not None else None
-        if previous is not None:
-            previous.states.discard('next')
-        if e.func_id in self.nodes:
-            self.nodes[e.func_id].states.add('next')
-        self.frontier = tuple(e.frontier_ids)
-        self.next_id = e.func_id
-        self.reason = e.reason
+        if e.run_id == self.run.run_id:
+            f = self.nodes.get(e.func_id)
+            self.run.step_started(e, f.output_ids if f is not None else ())
         self._touched = set()
         # the grads flowing into this step (for the root: the seed, announced nowhere else)
         for n, g in zip(self._outputs_of(e.func_id), e.grad_outputs):
@@ -358,10 +376,9 @@ class GraphModel:
         return [self.nodes[o] for o in (f.output_ids if f else ()) if o in self.nodes]
 
     def _on_backward_step_done(self, e: Any) -> None:
-        f = self.nodes.get(e.func_id)
-        if f is not None:
-            f.states.discard('next')
-            f.states.add('done')
+        ours = e.run_id == self.run.run_id
+        if ours:
+            self.run.step_ending(e, self._grad_shown)
         for ident, g, how in zip(e.target_input_ids, e.grad_inputs, e.accumulation):
             n = self.nodes.get(ident)
             if n is None or how is None or ident in self._touched:
@@ -375,19 +392,30 @@ class GraphModel:
             else:
                 n.grad = g
         self._touched = set()
-        self.next_id = None
+        if ours:
+            self.run.step_done(e, self._grad_after)
 
     def _on_backward_finished(self, e: Any) -> None:
-        for ident in self._pending | ({self.next_id} - {None}):
+        for ident in self._pending:
             n = self.nodes.get(ident)
             if n is not None:
                 n.states.discard('grad_pending')
-                n.states.discard('next')
         self._pending = set()
-        self.frontier = ()
-        self.next_id = None
-        self.reason = '' if e.ok else f'backward failed: {e.error}'
-        self._run_id = None
+        if e.run_id == self.run.run_id:
+            self.run.ended(e)
+
+    def _grad_shown(self, ident: int) -> Any:
+        """A variable's grad as a view shows it: the model's, else the run's last."""
+        node = self.nodes.get(ident)
+        if node is not None and node.grad is not None:
+            return node.grad
+        return self.run.grads.get(ident)
+
+    def _grad_after(self, ident: int) -> Any:
+        node = self.nodes.get(ident)
+        if node is None:
+            return None
+        return node.grad if node.grad is not None else self.run.grads.get(ident)
 
     def _on_grad(self, e: Any) -> None:
         n = self.nodes.get(e.var_id)
@@ -396,8 +424,8 @@ class GraphModel:
         kind = e.kind
         s = n.states
         self._touched.add(e.var_id)
-        first_in_run = self._run_id is not None and e.var_id not in self._run_grads
-        if self._run_id is not None:
+        first_in_run = self.run.open and e.var_id not in self._run_grads
+        if self.run.open:
             self._run_grads.add(e.var_id)
         if kind in ('grad_set', 'grad_zeroed', 'grad_restored'):
             n.grad = e.grad
@@ -659,9 +687,7 @@ class GraphModel:
         for i in sorted(keep):
             sub.nodes[i] = dataclasses.replace(self.nodes[i], states=set(self.nodes[i].states))
         sub.edges.extend(e for e in self.edges if e.src in keep and e.dst in keep)
-        sub.frontier = tuple(i for i in self.frontier if i in keep)
-        sub.next_id = self.next_id if self.next_id in keep else None
-        sub.reason, sub.events_applied = self.reason, self.events_applied
+        sub.run, sub.events_applied = self.run, self.events_applied
         return sub
 
     def compare(self, other: GraphModel, *, states: Iterable[str] = OBSERVABLE_STATES,

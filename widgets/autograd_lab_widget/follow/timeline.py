@@ -19,7 +19,7 @@ before it is kept.
 >>> marks = line.boundaries()
 >>> marks[0], marks[-1] == len(line), len(marks)
 (0, True, 4)
->>> line.state_at(marks[2]).trace.steps    # after the first function's backward
+>>> line.state_at(marks[2]).run.steps    # after the first function's backward
 1
 """
 
@@ -129,7 +129,7 @@ class Timeline:
         base = self.base if self.base is not None else ViewState()
         for e in dropped:
             base.apply(e)
-        if not base.trace.run_open or len(base.model.nodes) > force_at:
+        if not base.run.open or len(base.model.nodes) > force_at:
             self.prune(base, pinned)
         self.base = base
         self._blob = None
@@ -141,7 +141,7 @@ class Timeline:
         model = bounds.prune(state.model, pinned)
         if model is not state.model:
             state.model = model
-            state.trace.forget(set(model.nodes))
+            state.run.forget(set(model.nodes))
 
     def last_of(self, kind: str, pos: int, start: int = 0) -> tuple[int, events.Event | None]:
         """The last entry of ``kind`` before ``pos`` (and at or after ``start``)."""

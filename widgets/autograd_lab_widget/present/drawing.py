@@ -70,7 +70,7 @@ _NEXT_BORDER = palette.HIGHLIGHT_STYLE['next']['color']
 _SELECTED_BORDER = palette.HIGHLIGHT_STYLE['selected']['color']
 
 # Graph-model states drawn as classes; those of a backward run (next, done, pending,
-# released) come from the view's trace instead, so that Reset clears them.
+# released) come from the view's run instead, so that Reset clears them.
 _SHOWN_STATES = frozenset({'collected', 'unchained', 'data_retained', 'grad_computed',
                            'grad_accumulated', 'grad_stale'})
 _TAG_TEXT = re.compile(r'>[^<>]*<')
@@ -167,9 +167,9 @@ def variable_cells(state: ViewState, ident: int, name: str, look: Look) -> dict:
                 cell['data'] = 'freed'
     if look.show_grads:
         text['gcap'] = 'grad'
-        live, kept = node.grad, state.trace.grads.get(ident)
-        trace = state.trace
-        if live is not None and ident in trace.run_roots and not trace.run_retains:
+        live, kept = node.grad, state.run.grads.get(ident)
+        run = state.run
+        if live is not None and ident in run.roots and not run.retain_grad:
             # the seed: backward starts from it and releases it, as any output's grad
             text['grad'], cell['grad'] = arrays.text(live), 'freed'
         elif live is not None:
@@ -183,8 +183,8 @@ def variable_cells(state: ViewState, ident: int, name: str, look: Look) -> dict:
         if ident in look.fresh:
             cell['grad'] = (cell.get('grad', '') + ' fresh').strip()
     if look.lens:
-        grad = node.grad if node.grad is not None else state.trace.grads.get(ident)
-        seen = lens_cells.reading(state.trace, grad)
+        grad = node.grad if node.grad is not None else state.run.grads.get(ident)
+        seen = lens_cells.reading(state.run, grad)
         text['lcap'], text['lens'] = lens_cells.CAPTION, lens_cells.text(seen)
         cell['lens'] = lens_cells.cell_class(seen)
     return {'text': text, 'cell': cell}
@@ -193,7 +193,7 @@ def variable_cells(state: ViewState, ident: int, name: str, look: Look) -> dict:
 def function_cells(state: ViewState, ident: int, name: str, role: str | None) -> dict:
     """What the cells of a function node say now (the mark: ▶ runs next, ✓ ran)."""
     node = state.model.nodes[ident]
-    done = ident in state.trace.done
+    done = ident in state.run.done
     mark = '▶' if role == 'next' else '✓' if done else ' '
     cell = {'mark': 'next'} if role == 'next' else {'mark': 'done'} if done else {}
     return {'text': {'fid': name, 'op': naming.drawn_label(node), 'mark': mark}, 'cell': cell}
@@ -219,7 +219,7 @@ class _Drawer:
             name = name[:MAX_NAME - 1] + '…'
         if node.category == 'function':
             info = function_cells(self.state, ident, name, role)
-            if self.look.lens and ident == self.state.trace.nan_origin:
+            if self.look.lens and ident == self.state.run.nan_origin:
                 info['text']['mark'], info['cell']['mark'] = lens_cells.NAN_MARK, 'nan-origin'
         else:
             info = variable_cells(self.state, ident, name, self.look)
@@ -232,7 +232,7 @@ class _Drawer:
             classes.append('grad-of-grad')
         if node.category == 'variable' and node.device != '@numpy':
             classes.append('on-device')
-        if node.category == 'function' and ident in self.state.trace.done:
+        if node.category == 'function' and ident in self.state.run.done:
             classes.append('ran')
         if role is not None:
             classes.append(f'hl-{role}')

@@ -34,7 +34,7 @@ from typing import Any
 def caption(state: Any, code_lines: Any, names: Any, shown: list) -> str:
     """The status line at a position of the forward replay ('' elsewhere: no code lines,
     or a backward already began in what is shown).  ``shown`` are the events up to it."""
-    if code_lines is None or state.trace.run_id is not None:
+    if code_lines is None or state.run.run_id is not None:
         return ''
     applied = [e for e in shown if e.kind == 'function_applied' and e.in_backward_of is None]
     if not applied:

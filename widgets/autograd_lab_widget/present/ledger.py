@@ -239,7 +239,7 @@ def sections(state: ViewState, names: Names, *, upcoming: Upcoming | None,
     to work out from the rule with its numbers."""
     table = names.table(state.model)
     out = []
-    rec = state.trace.last
+    rec = state.run.last
     if rec is not None and rec.func_id in state.model.nodes:
         out.append(_last(state, table, rec, verdict))
     if upcoming is not None and upcoming.func_id in state.model.nodes:

@@ -5,7 +5,7 @@ a bar of :data:`BAR` blocks (how far up :data:`autograd_lab.graph.lens.SCALE` it
 gradient's norm over the seed's sits), the power of ten written, and a word for the
 flags (``vanishing``, ``exploding``, ``NaN``), so that nothing rests on colour alone.
 The cell's class (``lens-vanishing``, ...) colours it too.  The row reads the grads the
-view's trace holds (those the real backward gave, kept after release), so it fills in
+view's backward run holds (those the real backward gave, kept after release), so it fills in
 as backward steps.  The function whose backward made the first NaN is marked ``⚠``.
 
 >>> from autograd_lab.graph.lens import Reading
@@ -57,23 +57,22 @@ def cell_class(reading: lens.Reading | None) -> str:
     return f'lens lens-{reading.flag}' if reading.flag else 'lens'
 
 
-_last_seed: list = [None, 1.0]  # (trace, run, step) -> its seed norm: once per drawing
+_last_seed: list = [None, 1.0]  # (run, step) -> its seed norm: once per drawing
 
 
-def seed_norm(trace: Any) -> float:
+def seed_norm(run: Any) -> float:
     """The norm of the grads the shown backward run started from (1.0 before one)."""
-    key = (id(trace), trace.run_id, trace.steps)
+    key = (id(run), run.run_id, run.steps)
     if _last_seed[0] != key:
-        norms = [lens.grad_norm(trace.grads[r]) for r in trace.run_roots if r in trace.grads]
-        _last_seed[:] = [key, math.sqrt(sum(n * n for n in norms)) if norms else 1.0]
+        _last_seed[:] = [key, lens.seed_norm(run)]
     return _last_seed[1]
 
 
-def reading(trace: Any, grad: Any) -> lens.Reading | None:
+def reading(run: Any, grad: Any) -> lens.Reading | None:
     """The lens reading of ``grad`` (None: no grad yet) in the shown run."""
     if grad is None:
         return None
-    return lens.read(lens.grad_norm(grad), seed_norm(trace))
+    return lens.read(lens.grad_norm(grad), seed_norm(run))
 
 
 def link_note(state: Any) -> Any:
@@ -84,12 +83,12 @@ def link_note(state: Any) -> Any:
         squares, found = 0.0, False
         for ident, n in state.model.nodes.items():
             if n.is_parameter and n.scope and (n.scope + '/').startswith(inside):
-                grad = n.grad if n.grad is not None else state.trace.grads.get(ident)
+                grad = n.grad if n.grad is not None else state.run.grads.get(ident)
                 if grad is not None:
                     squares, found = squares + lens.grad_norm(grad) ** 2, True
         if not found:
             return ''
-        return 'params ' + text(lens.read(math.sqrt(squares), seed_norm(state.trace)))
+        return 'params ' + text(lens.read(math.sqrt(squares), seed_norm(state.run)))
     return note
 
 

@@ -55,8 +55,8 @@ def _variable(state: ViewState, node: graph.Node, obj: Any, names: Names) -> dic
         value += '\n(freed by the engine: the value the view recorded)'
     grad = live.grad if live is not None else node.grad
     note = ''
-    if grad is None and state.trace.grads.get(node.id) is not None:
-        grad = state.trace.grads[node.id]
+    if grad is None and state.run.grads.get(node.id) is not None:
+        grad = state.run.grads[node.id]
         note = '\n(released by the engine once used: the value the view recorded)'
     grad_text = (arrays.as_text(grad) + note) if grad is not None else 'none yet'
     shape = node.shape if node.shape is not None else (
@@ -110,7 +110,7 @@ def _function(state: ViewState, node: graph.Node, obj: Any, names: Names) -> dic
             out.append(f'{table.get(i, f"#{i}")}{value}')
         return ', '.join(out) or '-'
 
-    ran = node.id in state.trace.done
+    ran = node.id in state.run.done
     ins = [table.get(i, f'#{i}') for i in node.input_ids]
     out = table.get(node.output_ids[0], 'y') if node.output_ids else 'y'
     main = [['operation', f'{naming.drawn_label(node)}  ({node.type})', 'agl-op'],

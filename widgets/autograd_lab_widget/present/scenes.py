@@ -108,17 +108,17 @@ def total_steps(model: graph.GraphModel, root: int | None) -> int | None:
 
 def status(shown: Shown) -> dict:
     """The status payload: the step counter, what the view shows, what is possible."""
-    model, trace, up = shown.state.model, shown.state.trace, shown.upcoming
+    model, run, up = shown.state.model, shown.state.run, shown.upcoming
     live = shown.live or shown.replay
     total = total_steps(model, shown.root)
-    st: dict = {'step': trace.steps, 'total': total, 'live': live,
+    st: dict = {'step': run.steps, 'total': total, 'live': live,
                 'position': shown.position, 'length': shown.length,
                 'can_back': shown.position > 0, 'predict': shown.predict,
                 'score': shown.score, 'verdict': shown.verdict,
                 'message': shown.message, 'notice': shown.notice if live else '',
                 'next_id': shown.next_id,
-                'last_id': trace.last.func_id if trace.last is not None else None,
-                'run': None if trace.run_id is None else ('view' if shown.own_run else 'code'),
+                'last_id': run.last.func_id if run.last is not None else None,
+                'run': None if run.run_id is None else ('view' if shown.own_run else 'code'),
                 'targets': [] if shown.replay else shown.targets,
                 'done': up is None}
     st['text'] = _sentence(shown, st, live, total)
@@ -128,25 +128,25 @@ def status(shown: Shown) -> dict:
 
 def _sentence(shown: Shown, st: dict, live: bool, total: int | None) -> str:
     """The status line's sentence (and, for a view made after backward, its notice)."""
-    model, trace, up, root = shown.state.model, shown.state.trace, shown.upcoming, shown.root
+    model, run, up, root = shown.state.model, shown.state.run, shown.upcoming, shown.root
     of_total = f' of {total}' if total else ''
     output = shown.names.table(model).get(root, 'the output')
     if shown.idle is not None and shown.live:
         return shown.idle
     if not live:
-        history = (f'History: step {trace.steps}{of_total} (Step goes forward, Run to end '
+        history = (f'History: step {run.steps}{of_total} (Step goes forward, Run to end '
                    'returns to now).')
         return shown.building or history
-    if trace.finished and not trace.run_ok and root in trace.run_roots:
-        return (f'Backward failed at step {trace.steps + 1}: {trace.run_error}. Every grad '
+    if run.finished and not run.ok and root in run.roots:
+        return (f'Backward failed at step {run.steps + 1}: {run.error}. Every grad '
                 'is as before it began: Step tries again, Back shows the steps that '
                 'ran, Reset starts over.')
     if shown.finished:
         return ('Backward finished: every gradient has arrived.' if shown.own_run
                 or shown.replay else f'{output}.backward() ran from your code '
-                f'({trace.steps} steps). Reset to step through it here.')
-    if up is not None and trace.run_id is not None and trace.run_open:
-        return f'Step {trace.steps}{of_total}: next {shown.names.described(model, up.func_id)}.'
+                f'({run.steps} steps). Reset to step through it here.')
+    if up is not None and run.run_id is not None and run.open:
+        return f'Step {run.steps}{of_total}: next {shown.names.described(model, up.func_id)}.'
     if up is not None and shown.live and not shown.replay and (held := shown.held()):
         # a view made after backward: the grads shown come from it, and stepping adds
         st['notice'] = st['notice'] or 'Reset: clear them. Step: add to them.'
@@ -163,8 +163,8 @@ def focus(shown: Shown) -> list[int]:
     """The nodes a big graph's drawing is centred on: the next function and the
     selection, else the function that ran last."""
     centre = [i for i in (shown.next_id, shown.selected_id) if i is not None]
-    if not centre and shown.state.trace.last is not None:
-        centre = [shown.state.trace.last.func_id]
+    if not centre and shown.state.run.last is not None:
+        centre = [shown.state.run.last.func_id]
     return centre
 
 
@@ -174,9 +174,9 @@ def draw(shown: Shown, options: dict, look: drawing.Look,
     while it still holds what matters); the model must be refreshed and its names
     learnt (the session's :meth:`shown` does both)."""
     state = shown.state
-    trace = state.trace
-    look.fresh = ({i for i, _, _ in trace.last.targets}
-                  if trace.last is not None and trace.current is None else set())
+    run = state.run
+    look.fresh = ({i for i, _, _ in run.last.targets}
+                  if run.last is not None and run.current is None else set())
     roots = [i for i in shown.roots if i in state.model.nodes]
     return drawing.draw(state, options, names=shown.names, roots=roots,
                         roles=roles(shown, options), expanded=shown.expanded,
@@ -216,7 +216,7 @@ def inspect(shown: Shown) -> dict:
     root = shown.root
     can_run_to = (shown.live and model.nodes[sel].category == 'function'
                   and root is not None and sel in model.upstream(root)
-                  and sel not in state.trace.done and not shown.finished)
+                  and sel not in state.run.done and not shown.finished)
     body = panel.payload(state, sel, shown.selected if shown.live else None, shown.names,
                          can_run_to=can_run_to)
     if not shown.live:

@@ -20,7 +20,7 @@ from autograd_lab_widget.present.ledger import Upcoming
 def recorded(timeline: Timeline, pos: int, state: ViewState) -> Upcoming | None:
     """The step recorded after position ``pos`` of the run shown, or None."""
     e = timeline.next_of('backward_step_started', pos)
-    run = state.trace.run_id
+    run = state.run.run_id
     if e is None or (run is not None and e.run_id != run):
         return None
     return upcoming(state, e.func_id, e.grad_outputs, e.reason, e.frontier_ids,

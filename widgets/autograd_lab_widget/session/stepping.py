@@ -123,7 +123,7 @@ class StepModel:
         self.expanded: set[str] = set()
         self._window: frozenset | None = None
         self._look = drawing.Look(grows=self.enable_double_backprop)
-        self._fresh_at = -1  # the trace step count whose grads are drawn as fresh
+        self._fresh_at = -1  # the run step count whose grads are drawn as fresh
         for e in self.timeline.entries:
             self._track_run(e)
         self._prune_at = bounds.next_prune_at(len(self.timeline.live.model.nodes))
@@ -260,9 +260,9 @@ class StepModel:
     def _finished(self, state: ViewState) -> bool:
         """The shown run is a backward from our output that ran to its end (a failed one
         did not: the engine undid it, and Step may try again)."""
-        trace = state.trace
+        run = state.run
         root = self._root_id()
-        return trace.finished and trace.run_ok and root in trace.run_roots
+        return run.finished and run.ok and root in run.roots
 
     def _idle_reason(self) -> str | None:
         """Why there is nothing to step from the live end, or None."""
@@ -369,9 +369,9 @@ class StepModel:
             stepper = self._ensure_stepper(confirm=confirm)
             if stepper is None or stepper.done:
                 return False
-            before = self.live.trace.steps
+            before = self.live.run.steps
             self._stepped(stepper)
-            if self.live.trace.steps > before:
+            if self.live.run.steps > before:
                 self.quiz.revealed(self._step_key(self.live))
             else:
                 self.quiz.verdict = ''
@@ -403,7 +403,7 @@ class StepModel:
             fid = self._function_id(target)
             model = self.live.model
             name = self.names.described(model, fid)
-            if fid in self.live.trace.done and not self._finished(self.live):
+            if fid in self.live.run.done and not self._finished(self.live):
                 raise ValueError(f'{name} already ran in this backward (Reset to start over)')
             root = self._root_id()
             if root is None or fid not in model.upstream(root):
@@ -518,10 +518,10 @@ class StepModel:
                 state = self.state()
             else:
                 stepper = self._ensure_stepper(confirm=True)
-                before = self.live.trace.steps
+                before = self.live.run.steps
                 self._stepped(stepper)
                 state = self.live
-                if state.trace.last is None or state.trace.steps == before:
+                if state.run.last is None or state.run.steps == before:
                     raise RuntimeError('the step did not run')
             return self._grade(guess, names, state)
 
@@ -535,16 +535,16 @@ class StepModel:
         return [None if s is None else math.prod(s) for s in shapes]
 
     def _step_key(self, state: ViewState) -> tuple:
-        return (state.trace.run_id, state.trace.last.func_id)
+        return (state.run.run_id, state.run.last.func_id)
 
     def _grade(self, guess: Any, names: list[str], state: ViewState) -> prediction.Verdict:
-        rec = state.trace.last
+        rec = state.run.last
         table = self.names.table(state.model)
         truth = [(table.get(i, f'#{i}'), term) for i, term, _ in rec.targets]
         if [n for n, _ in truth] != names:
             truth = list(zip(names, [t for _, t in truth])) if len(truth) == len(names) \
                 else truth
-        step = f'step {state.trace.steps}, {self.names.described(state.model, rec.func_id)}'
+        step = f'step {state.run.steps}, {self.names.described(state.model, rec.func_id)}'
         return self.quiz.grade(prediction.check(guess, truth), self._step_key(state), step)
 
     # ---- selection, unchain, devices ---------------------------------------------------
@@ -631,7 +631,7 @@ class StepModel:
                 if reason is None:
                     raise
                 raise RuntimeError(f'cannot move to {device}: {reason}') from error
-            if self.backward.in_flight(self._root_id()) is not None and self.live.trace.steps:
+            if self.backward.in_flight(self._root_id()) is not None and self.live.run.steps:
                 raise RuntimeError('a backward is half-way: Run it to the end or Reset first')
             self.message = ''
             self._index.walk(self.roots)
@@ -655,7 +655,7 @@ class StepModel:
             roots=[events.uid(r) for r in self.roots],
             position=len(self.timeline) if live else pos, length=len(self.timeline),
             live=live, replay=replay, finished=self._finished(state),
-            own_run=state.trace.run_id in self.backward.own_runs,
+            own_run=state.run.run_id in self.backward.own_runs,
             targets=[] if replay else self._targets(state, up),
             idle=self._idle_reason() if live else None, held=self._leaf_grads,
             selected_id=self.selection.id if marks else None,
@@ -679,7 +679,7 @@ class StepModel:
 
     def _shown_verdict(self, state: ViewState) -> str:
         """The verdict of the step just run in ``state`` (live or in history), if any."""
-        return self.quiz.verdict_of(self._step_key(state)) if state.trace.last else ''
+        return self.quiz.verdict_of(self._step_key(state)) if state.run.last else ''
 
     def _look_copy(self) -> drawing.Look:
         """The live view's look (its cell widths), copied: drawings made for elsewhere
