@@ -15,10 +15,14 @@ reference to the object, so that selecting never keeps a graph alive.
 
 from __future__ import annotations
 
+import sys
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from autograd_lab import Variable, graph
+from autograd_lab import Variable, events, graph
+
+if TYPE_CHECKING:
+    from autograd_lab_widget.session.stepping import StepModel
 
 
 class Selection:
@@ -74,3 +78,47 @@ def cut_by(model: graph.GraphModel, ident: int, backward: bool) -> set[int]:
         return {i for i in model.upstream(ident) if model.nodes[i].category == 'function'}
     creator = model.nodes[ident].creator_id
     return {creator} if creator is not None else set()
+
+
+def lookup(session: StepModel, ident: int) -> Any:
+    """The live object of node ``ident`` in ``session``'s graph (a Variable in
+    preference), or None: looked up among the objects seen, then the graph walked
+    again, then the notebook's variables (for objects made after the view)."""
+    index = session.index
+    obj = index.get(ident)
+    if obj is None:
+        index.walk([*session.roots, *index.live_variables()])
+        obj = index.get(ident)
+    if obj is None:
+        index.walk(_namespace_variables())
+        obj = index.get(ident)
+    return obj
+
+
+def select(session: StepModel, target: Any, shown: graph.GraphModel | None = None) -> None:
+    """Select a node of ``session`` by id, by name (``'x'``, ``'f3'``, as drawn in
+    ``shown``) or by object; None clears.  KeyError for a node not in the graph."""
+    if target is None:
+        session.selection.clear()
+        return
+    model = session.live.model
+    if isinstance(target, str):
+        ident = session.names.find(shown or model, target)
+    else:
+        ident = target if isinstance(target, int) else events.uid(target)
+    if ident not in model.nodes and (shown is None or ident not in shown.nodes):
+        raise KeyError(f'node {ident} is not in the shown graph')
+    obj = target if not isinstance(target, int | str) else lookup(session, ident)
+    session.selection.choose(ident, obj)
+    if obj is None:
+        session.message = 'That object is gone (collected); showing recorded values.'
+
+
+def _namespace_variables() -> list:
+    """Variables in the IPython user namespace (to find objects made after the view).
+    Only where IPython already runs: importing it here would bring traitlets along."""
+    ipython = sys.modules.get('IPython')
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None:
+        return []
+    return [v for v in list(shell.user_ns.values()) if isinstance(v, Variable)]

@@ -1,0 +1,80 @@
+"""Predict first: a student's guess of the next step's gradients, then the step, graded.
+
+The guess is checked for form before anything runs (a bad one raises and runs
+nothing); then the step runs in the engine (live) or the recorded step comes next
+(in history), and :mod:`~autograd_lab_widget.quiz.prediction` grades the guess
+against what the step really sent.  :meth:`StepModel.guess
+<autograd_lab_widget.session.stepping.StepModel.guess>` is the public face.
+
+>>> import numpy as np, autograd_lab as chainer
+>>> from autograd_lab_widget.session.stepping import StepModel
+>>> x = chainer.Variable(np.array(3.0), name='x')
+>>> model = StepModel(x * x)
+>>> verdict = guess(model, '[3, 3]')          # x * x sends 3 to each of x's two slots
+>>> verdict.right, model.score.right
+(True, 1)
+>>> model.close()
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from autograd_lab_widget.follow.state import ViewState
+from autograd_lab_widget.quiz import prediction
+
+if TYPE_CHECKING:
+    from autograd_lab_widget.session.stepping import StepModel
+
+
+def guess(model: StepModel, value: Any = None, **by_name: Any) -> prediction.Verdict:
+    """Grade ``value`` (or the guesses ``by_name``) against the next step (see
+    :meth:`StepModel.guess <autograd_lab_widget.session.stepping.StepModel.guess>`)."""
+    if by_name and value is not None:
+        raise TypeError('give the guess either as a value or by name, not both')
+    given = dict(by_name) if by_name else prediction.parse_guess(value)
+    if given is None:
+        raise ValueError('a guess needs a value (a number, a list, or by name)')
+    names = model.next_targets()
+    if not names:
+        raise RuntimeError('no step is waiting: backward is finished or has no '
+                           'output (Reset to start over)')
+    prediction.match(given, names, target_sizes(model))  # a bad guess raises here
+    if not model.travel.live:
+        model.travel.forward()  # the recorded step: graded again, nothing re-run
+        state = model.state()
+    else:
+        before = model.live.run.steps
+        model.step_engine()
+        state = model.live
+        if state.run.last is None or state.run.steps == before:
+            raise RuntimeError('the step did not run')
+    return _grade(model, given, names, state)
+
+
+def target_sizes(model: StepModel) -> list[int | None]:
+    """How many numbers each target of the next step holds (None: unknown)."""
+    state = model.state()
+    up = model.upcoming(state)
+    nodes = state.model.nodes
+    ids = nodes[up.func_id].input_ids
+    shapes = [getattr(nodes.get(ids[k]), 'shape', None) for k in up.targets]
+    return [None if s is None else math.prod(s) for s in shapes]
+
+
+def step_key(state: ViewState) -> tuple:
+    """Which step of which run ``state`` has just run: what a verdict is kept under."""
+    return (state.run.run_id, state.run.last.func_id)
+
+
+def _grade(model: StepModel, given: Any, names: list[str], state: ViewState
+           ) -> prediction.Verdict:
+    rec = state.run.last
+    table = model.names.table(state.model)
+    truth = [(table.get(i, f'#{i}'), term) for i, term, _ in rec.targets]
+    if [n for n, _ in truth] != names:
+        truth = list(zip(names, [t for _, t in truth])) if len(truth) == len(names) \
+            else truth
+    step = f'step {state.run.steps}, {model.names.described(state.model, rec.func_id)}'
+    return model.quiz.grade(prediction.check(given, truth), step_key(state), step)
