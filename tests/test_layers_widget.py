@@ -100,14 +100,8 @@ def test_each_widget_module_imports_only_lower_layers(path):
     assert not upward, f'{path.relative_to(ROOT)} ({layer}) imports {sorted(upward)}'
 
 
-#: Still above the size until the drawing is split (issue 31, point 1).
-TOO_BIG = {'present/drawing.py'}
-
-
 def _kernel_side() -> list:
-    return [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason='not split yet'))
-            if str(p.relative_to(WIDGET)) in TOO_BIG else p
-            for p in _modules() if _layer(_module_parts(p)) != 'shell']
+    return [p for p in _modules() if _layer(_module_parts(p)) != 'shell']
 
 
 @pytest.mark.parametrize('path', _kernel_side(), ids=lambda p: str(p.relative_to(WIDGET)))

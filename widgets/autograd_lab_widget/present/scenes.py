@@ -18,7 +18,8 @@ from autograd_lab import graph
 
 from autograd_lab_widget.follow.state import ViewState
 from autograd_lab_widget.naming import Names
-from autograd_lab_widget.present import drawing, ledger, panel
+from autograd_lab_widget.present import drawing, ledger, panel, shaping
+from autograd_lab_widget.present.node_cells import Look
 
 
 @dataclass
@@ -82,7 +83,7 @@ def roles(shown: Shown, options: dict) -> dict[int, str]:
     cut by the unchain preview, selected, next to run."""
     model = shown.state.model
     found: dict[int, str] = {}
-    for i in drawing.search_hits(model, options['search'], shown.names.table(model)):
+    for i in shaping.search_hits(model, options['search'], shown.names.table(model)):
         found[i] = 'search'
     sel = shown.selected_id
     if sel is not None and sel in model.nodes and options['highlight_direction'] != 'none':
@@ -168,7 +169,7 @@ def focus(shown: Shown) -> list[int]:
     return centre
 
 
-def draw(shown: Shown, options: dict, look: drawing.Look,
+def draw(shown: Shown, options: dict, look: Look,
          keep: frozenset | None) -> drawing.Frame:
     """The drawing of ``shown`` (``keep``: the window of a big graph drawn before, kept
     while it still holds what matters); the model must be refreshed and its names
@@ -183,7 +184,7 @@ def draw(shown: Shown, options: dict, look: drawing.Look,
                         focus=focus(shown), keep=keep, look=look)
 
 
-def scene(shown: Shown, options: dict, look: drawing.Look,
+def scene(shown: Shown, options: dict, look: Look,
           keep: frozenset | None) -> Scene:
     """Everything to draw for ``shown`` under ``options``."""
     frame = draw(shown, options, look, keep)
@@ -224,7 +225,7 @@ def inspect(shown: Shown) -> dict:
     return body
 
 
-def replay_frame(shown: Shown, options: dict, look: drawing.Look) -> dict | None:
+def replay_frame(shown: Shown, options: dict, look: Look) -> dict | None:
     """One frame of the HTML replay (None before a recorded cell ran: nothing to draw);
     ``look`` is the replay's own, shared by its frames so that cells keep their widths."""
     made = scene(shown, options, look, None)

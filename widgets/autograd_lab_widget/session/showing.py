@@ -4,7 +4,7 @@
 depends on into a frozen :class:`~autograd_lab_widget.present.scenes.Shown`; the
 scenes, stills and replay frames are then pure functions of it.  :class:`Showing`
 keeps the one thing drawing carries from one picture to the next: the live view's
-:class:`~autograd_lab_widget.present.drawing.Look` (cell widths, so that a cell does
+:class:`~autograd_lab_widget.present.node_cells.Look` (cell widths, so that a cell does
 not shrink and the stage does not jump) and the window of nodes drawn.  Drawings made
 for elsewhere (a static picture, the HTML replay) use a copy of the look.
 
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from autograd_lab import events
 
 from autograd_lab_widget.follow.state import ViewState
-from autograd_lab_widget.present import drawing, forward_replay, panel, scenes
+from autograd_lab_widget.present import drawing, forward_replay, node_cells, panel, scenes
 from autograd_lab_widget.session import engine_steps, guessing
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class Showing:
 
     def __init__(self, model: StepModel, *, grows: bool = False) -> None:
         self.model = model
-        self.look = drawing.Look(grows=grows)
+        self.look = node_cells.Look(grows=grows)
         self.window: frozenset | None = None
 
     def forget(self, keep: set) -> None:
@@ -88,7 +88,7 @@ class Showing:
         self.window = made.frame.window
         return made
 
-    def look_copy(self) -> drawing.Look:
+    def look_copy(self) -> node_cells.Look:
         """The live view's look, copied: drawings made for elsewhere leave it as it was."""
         return dataclasses.replace(self.look, slots=dict(self.look.slots), last=None)
 
