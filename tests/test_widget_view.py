@@ -11,7 +11,7 @@ import autograd_lab.functions as F
 from autograd_lab import events
 
 from autograd_lab_widget import GraphView
-from autograd_lab_widget.present import drawing
+from autograd_lab_widget.present import drawing, node_cells
 from widget_helpers import function_ids, polynomial, send
 
 
@@ -113,7 +113,7 @@ def test_history_frame_matches_replay_of_the_log(view_of):
     assert view.position == mid
     state = view.model.timeline.state_at(mid)
     frame = drawing.draw(state, view.options, names=view.model.names, roots=[events.uid(y)],
-                         roles={view.status['next_id']: 'next'}, look=drawing.Look())
+                         roles={view.status['next_id']: 'next'}, look=node_cells.Look())
     texts = {k: v['text'] for k, v in frame.nodes.items()}
     assert view.structure_key == frame.key
     assert {k: v['text'] for k, v in view.nodes.items()} == texts
