@@ -83,3 +83,23 @@ def test_negation_is_drawn_as_minus(view_of):
     assert view.ledger['sections'][-1]['why'].startswith('-_ (rank 0) has the highest rank')
     view.select(y.creator)
     assert view.panel['title'] == 'f1  -_'
+
+
+def sum_rows(view) -> list[str]:
+    return [r['value'] for s in view.ledger['sections'] for r in s['rows']
+            if r['classes'] == 'sum']
+
+
+def test_the_ledger_counts_every_use_of_a_variable(view_of):
+    """A weight used by three functions is "used 3 times", not "twice", at every sum."""
+    w = chainer.Variable(np.array(2.0), name='w')
+    view = view_of(w * 1.0 + w * 2.0 + w * 3.0)
+    said = []
+    while view.step():
+        said += sum_rows(view)
+    assert said and all('w is used 3 times: grads add up' in s for s in said), said
+    assert float(w.grad) == 6.0
+    x = chainer.Variable(np.array(1.0), name='x')
+    twice = view_of(x * 2.0 + x * 5.0)
+    twice.run()
+    assert any('x is used twice' in s for s in sum_rows(twice)), sum_rows(twice)

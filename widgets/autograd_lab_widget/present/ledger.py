@@ -171,6 +171,16 @@ def _head(state: ViewState, names: dict[int, str], func_id: int, grad_outputs: t
     return f'{title}: {names.get(func_id)} ({drawn_label(f) if f else "?"})', rows, f
 
 
+def _uses(state: ViewState, ident: int) -> int:
+    """How many input slots of the graph's functions hold variable ``ident``."""
+    return sum(f.input_ids.count(ident) for f in state.model.nodes.values()
+               if f.category == 'function')
+
+
+def _times(uses: int) -> str:
+    return 'twice' if uses == 2 else f'{uses} times' if uses > 2 else 'more than once'
+
+
 def _last(state: ViewState, names: dict[int, str], rec: StepRecord,
           fresh_verdict: str = '') -> dict:
     title, rows, f = _head(state, names, rec.func_id, rec.grad_outputs, 'Just ran')
@@ -202,7 +212,7 @@ def _last(state: ViewState, names: dict[int, str], rec: StepRecord,
         parts = ([_t(old)] if old is not None else []) + [_signed(_t(t)) for t in terms]
         why = (f'{name} held a grad from an earlier backward: this one adds to it'
                if ident in rec.earlier and len(terms) == 1 else
-               f'{name} is used {"twice" if len(parts) == 2 else "again"}: grads add up')
+               f'{name} is used {_times(_uses(state, ident))}: grads add up')
         rows.append(_row(f'{name}.grad', f'{" + ".join(parts)} = {_t(new)}  ({why})', 'sum'))
     section = {'kind': 'last', 'title': title, 'rows': rows, 'why': _why(rec.reason, f)}
     if fresh_verdict:
