@@ -152,8 +152,11 @@ def _product(gy: Any, local: Any, term: Any) -> str | None:
         return None
     if isinstance(gy, events.Summary) or isinstance(term, events.Summary):
         return None
-    if not (g.shape == loc.shape == t.shape) or not numpy.allclose(
-            g * loc, t, rtol=1e-4, atol=1e-6, equal_nan=True):
+    if not g.shape == loc.shape == t.shape:
+        return None
+    with numpy.errstate(all='ignore'):  # inf × 0 is what the engine did too: no warning
+        same = numpy.allclose(g * loc, t, rtol=1e-4, atol=1e-6, equal_nan=True)
+    if not same:
         return None
     return f'{_t(gy)} × {_signed(_t(local))} = {_t(term)}'
 
