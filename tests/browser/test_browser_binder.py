@@ -127,3 +127,6 @@ def test_binder_opens_lesson_one_with_its_graph(tmp_path: Path, page: Any) -> No
         page.wait_for_timeout(3000)  # the news toast comes a moment after the page loads
         jh.screenshot(page, 'binder-lesson-1')
         assert page.locator(NEWS_TOAST).count() == 0, 'the news pop-up is shown'
+        listed = page.request.get(server.url('api/contents/lessons')).json()['content']
+        names = {entry['name'] for entry in listed}
+        assert FIRST_LESSON in names and 'solutions' not in names, sorted(names)
