@@ -9,6 +9,10 @@ grades predictions, and describes what to draw (:meth:`StepModel.scene`).  The
 widget adds traits and browser messages on top; the HTML replay is made from the
 same model's :meth:`~StepModel.frames`.
 
+StepModel itself is the hub: it holds the session's parts and gives each request to
+the module whose job it is (``engine_steps``, ``travel``, ``guessing``, ``selection``,
+``graph_edits``, ``following``, ``showing``; see the ``session`` package).
+
 >>> import numpy as np, autograd_lab as chainer
 >>> x = chainer.Variable(np.array(5.0), name='x')
 >>> y = x ** 2 - 2 * x + 1
