@@ -72,6 +72,20 @@ def legend_clear_of_zoom(widget) -> None:
     assert box and zoom and box['height'] > 0 and not overlap(box, zoom), (box, zoom)
 
 
+def pan_to(widget, ident: int) -> None:
+    """Look at node ``ident`` by clicking where the overview shows it (as a student would)."""
+    graph = widget.locator('.agl-graph svg g.graph').first.bounding_box()
+    at = node(widget, ident).bounding_box()
+    overview = widget.locator('.agl-overview')
+    svg = overview.locator('svg').first
+    view = (svg if svg.count() else overview).bounding_box()
+    fx = (at['x'] + at['width'] / 2 - graph['x']) / graph['width']
+    fy = (at['y'] + at['height'] / 2 - graph['y']) / graph['height']
+    overview.click(position={'x': view['x'] - overview.bounding_box()['x'] + fx * view['width'],
+                             'y': view['y'] - overview.bounding_box()['y'] + fy * view['height']})
+    widget.page.wait_for_timeout(500)
+
+
 def lens_text(widget, ident: int) -> str:
     return node(widget, ident).locator('text.agl-cell-lens').text_content()
 
@@ -88,8 +102,10 @@ def test_lens_flags_vanishing_exploding_and_nan(page, lab_server, notebook_root)
     assert 'vanishing' not in lens_text(mlp, last)
     expect(mlp.locator('.agl-lens-legend')).to_contain_text('vanishing: below 0.0001')
     legend_clear_of_zoom(mlp)
-    node(mlp, first).scroll_into_view_if_needed()
-    mlp.screenshot(path=str(jh.ARTIFACTS / 'lens-mlp.png'))
+    mlp.scroll_into_view_if_needed()
+    pan_to(mlp, first)  # the first layers, where the gradient vanished
+    expect(node(mlp, first)).to_be_in_viewport()
+    mlp.screenshot(path=str(jh.ARTIFACTS / 'lens-mlp.png'))  # the README's
 
     rnn = jh.wait_widget_ready(page, index=1)
     run_to_end(rnn, probe, 'rnn_view')
@@ -137,6 +153,8 @@ def test_lens_flags_vanishing_exploding_and_nan(page, lab_server, notebook_root)
     jh.use_dark_theme(page)
     mlp.scroll_into_view_if_needed()
     mlp.screenshot(path=str(jh.ARTIFACTS / 'lens-mlp-dark.png'))
+    nan.scroll_into_view_if_needed()
+    nan.screenshot(path=str(jh.ARTIFACTS / 'lens-nan-dark.png'))
     page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', "
                   "{theme: 'JupyterLab Light'})")  # as the next test expects it
 

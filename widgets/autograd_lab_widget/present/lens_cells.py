@@ -113,7 +113,7 @@ def legend_lines() -> tuple[str, ...]:
             f'vanishing: below {lens.VANISHING_BELOW:g} × seed',
             f'exploding: above {lens.EXPLODING_ABOVE:g} × seed',
             f'{NO_SIZE} NaN: not a number, inf: infinite; {NAN_MARK} marks the function '
-            'whose backward made the first')
+            'whose backward made the first NaN')
 
 
 def with_legend(dot: str) -> str:
