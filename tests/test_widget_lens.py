@@ -10,7 +10,7 @@ import autograd_lab as chainer
 import autograd_lab.functions as F
 from autograd_lab import events
 from autograd_lab.graph import lens
-from autograd_lab_widget import messages
+from autograd_lab_widget import messages, protocol
 from autograd_lab_widget.present import drawing, lens_cells, picture
 
 LENS = {**drawing.DEFAULT_OPTIONS, 'gradient_lens': True}
@@ -31,7 +31,10 @@ def test_lens_is_off_by_default_and_adds_a_row_when_on(step_models):
     assert 'lens' not in off.nodes[f'n{events.uid(x)}']['text']
     on = model.scene(LENS).frame
     assert on.nodes[f'n{events.uid(x)}']['text']['lens'] == '—'  # not reached yet
-    assert 'gradient size' in on.dot  # the legend
+    # the legend is the page's, under the graph (no zoom button covers it), not a node
+    assert 'gradient size' not in on.dot
+    assert protocol.LENS_LEGEND == lens_cells.legend_lines()
+    assert 'gradient size' in protocol.js_module()
 
 
 def test_lens_fills_in_while_stepping_from_the_real_grads(step_models):
@@ -59,6 +62,24 @@ def test_the_function_that_made_the_nan_is_marked(step_models):
     assert 'NaN' in frame.nodes[f'n{events.uid(x)}']['text']['lens']
     marks = [n['text'].get('mark') for n in frame.nodes.values()]
     assert marks.count(lens_cells.NAN_MARK) == 1
+
+
+@pytest.mark.parametrize('weights, word', [([0.0, 1.0], 'NaN'), ([1.0, 1.0], 'inf')])
+def test_a_nan_or_inf_gradient_reads_as_a_word_with_its_bar_crossed_out(step_models,
+                                                                          weights, word):
+    # d/dx sqrt(x) at 0 is inf; times a weight of 0 it is NaN (0 * inf)
+    x = chainer.Variable(np.array([0.0, 4.0]), name='x')
+    model = step_models(F.sum(x ** 0.5 * np.array(weights)))
+    with np.errstate(invalid='ignore', divide='ignore'):
+        while model.step():
+            pass
+        frame = model.scene(LENS).frame
+        svg = picture.picture(model, LENS).svg
+    assert (np.isnan(x.grad[0]), np.isinf(x.grad[0])) == (word == 'NaN', word == 'inf')
+    shown = frame.nodes[f'n{events.uid(x)}']['text']['lens']
+    crossed = '\u2573' * 6  # a crossed-out bar, not a size
+    assert shown == f'{crossed} {word}' and '?' not in shown
+    assert f'{crossed} {word}' in svg and '??' not in svg
 
 
 def test_static_picture_shows_the_lens(step_models):

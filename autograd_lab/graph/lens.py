@@ -47,7 +47,7 @@ SCALE = (-8.0, 4.0)
 class Reading:
     """One gradient seen through the lens.
 
-    ``norm`` is its L2 norm (NaN when it holds a NaN or an infinity); ``log10_ratio``
+    ``norm`` is its L2 norm (NaN when it holds a NaN, inf when an infinity); ``log10_ratio``
     the log10 of ``norm`` over the seed's (None when either is zero or not finite);
     ``flag`` one of ``'vanishing' | 'exploding' | 'nonfinite' | 'zero'`` or None.
     """
@@ -64,9 +64,11 @@ class Reading:
         ('10^-6', '10^0')
         >>> Reading(float('nan'), None, 'nonfinite').exponent
         'NaN'
+        >>> Reading(float('inf'), None, 'nonfinite').exponent
+        'inf'
         """
         if self.flag == 'nonfinite':
-            return 'NaN'
+            return 'NaN' if math.isnan(self.norm) else 'inf'
         if self.log10_ratio is None:
             return '0' if self.flag == 'zero' else '?'
         return f'10^{round(self.log10_ratio)}'
@@ -86,17 +88,21 @@ class Reading:
 
 def grad_norm(grad: Any) -> float:
     """The L2 norm of a grad as events keep it (an array or a :class:`Summary`);
-    NaN when it holds a NaN or an infinity.
+    NaN when it holds a NaN, inf when it holds an infinity and no NaN.
 
     >>> import numpy as np
-    >>> grad_norm(np.array([3.0, 4.0])), grad_norm(np.array([1.0, np.inf]))
-    (5.0, nan)
+    >>> grad_norm(np.array([3.0, 4.0])), grad_norm(np.array([1.0, -np.inf]))
+    (5.0, inf)
+    >>> grad_norm(np.array([np.nan, np.inf]))
+    nan
     """
     if isinstance(grad, Summary):
-        return math.nan if grad.nan_count or grad.inf_count else grad.norm
+        if grad.nan_count:
+            return math.nan
+        return math.inf if grad.inf_count else grad.norm
     values = numpy.asarray(grad, dtype=numpy.float64)
     if not numpy.isfinite(values).all():
-        return math.nan
+        return math.nan if numpy.isnan(values).any() else math.inf
     return float(numpy.linalg.norm(values.ravel()))
 
 
@@ -105,10 +111,10 @@ def read(norm: float, seed_norm: float) -> Reading:
 
     >>> read(1e-5, 1.0).flag, read(1e5, 1.0).flag, read(0.5, 1.0).flag
     ('vanishing', 'exploding', None)
-    >>> read(0.0, 1.0).flag, read(float('nan'), 1.0).flag
-    ('zero', 'nonfinite')
+    >>> read(0.0, 1.0).flag, read(float('nan'), 1.0).flag, read(float('inf'), 1.0).flag
+    ('zero', 'nonfinite', 'nonfinite')
     """
-    if math.isnan(norm):
+    if not math.isfinite(norm):
         return Reading(norm, None, 'nonfinite')
     if norm == 0.0:
         return Reading(norm, None, 'zero')
@@ -171,4 +177,4 @@ def finite(grads: Iterable) -> bool:
     >>> finite([np.ones(2), None]), finite([np.array([np.nan])])
     (True, False)
     """
-    return all(g is None or not math.isnan(grad_norm(g)) for g in grads)
+    return all(g is None or math.isfinite(grad_norm(g)) for g in grads)

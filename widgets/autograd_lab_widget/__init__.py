@@ -17,7 +17,8 @@ The package's map, lower layers first (each imports only those above it in this 
 
 - leaves, at the top: ``arrays`` (arrays as text), ``naming`` (one name per thing),
   ``expressions`` (a typed guess), ``rules`` (local derivative rules), ``index`` (weak
-  references to the shown objects), ``hosts`` (which notebook host runs the kernel);
+  references to the shown objects), ``hosts`` (which notebook host runs the kernel),
+  ``lens_words`` (the gradient lens's bar, marks and legend);
 - ``follow/``: which events a view takes and keeps, and the state it folds them into;
 - ``quiz/``: a student's guess, graded and scored;
 - ``present/``: what a student sees (drawing, ledger, panel, picture), made from a state;

@@ -25,9 +25,23 @@ from pathlib import Path
 
 from autograd_lab.graph import palette
 
+from autograd_lab_widget import lens_words
+
 #: Buttons and keys whose work the kernel does (sent as ``{'type': 'action', 'action': ...}``).
 ACTIONS = ('step', 'run', 'back', 'forward', 'reset', 'unchain', 'unchain-preview', 'device',
            'predict', 'export-dot', 'export-log', 'export-html')
+#: Keys -> what they do in the view (the browser's handler reads this; the buttons'
+#: tooltips and ``aria-keyshortcuts`` name the same keys).  Kernel actions above, the
+#: page's own (zoom, fit, menus, exports drawn in the page, the lens toggle) besides.
+KEYS = {
+    'ArrowLeft': 'back', 'ArrowRight': 'step', 'End': 'run', 'Home': 'reset', 'p': 'predict',
+    'f': 'fit', 'm': 'menu', 't': 'run-to', 'c': 'unchain-preview', 'u': 'unchain',
+    'g': 'device', 's': 'export-svg', 'n': 'export-png', 'd': 'export-dot', 'l': 'export-log',
+    'h': 'export-html', '+': 'zoom-in', '=': 'zoom-in', '-': 'zoom-out', '/': 'search',
+    'v': 'gradient-lens', 'Escape': 'close-menu',
+}
+#: The gradient lens's legend, a line each (the page shows it under the graph).
+LENS_LEGEND = lens_words.legend_lines()
 #: Message types the browser sends (``{'type': kind, ...}``) and the kernel answers.
 BROWSER_MESSAGES = ('action', 'select', 'guess', 'run-to', 'options', 'hello')
 KERNEL_MESSAGES = ('hello', 'download')
@@ -91,6 +105,7 @@ def _contract() -> dict:
         'OPTION_CHOICES': {name: o.choices for name, o in OPTIONS.items() if o.choices},
         'CELLS': CELLS, 'FONT_SIZE': FONT_SIZE, 'LEDGER_ROW': LEDGER_ROW,
         'PALETTE': palette.BROWSER, 'THEME_FALLBACK': palette.THEME_FALLBACK,
+        'KEYS': KEYS, 'LENS_LEGEND': LENS_LEGEND,
     }
 
 

@@ -117,8 +117,6 @@ def draw(state: ViewState, options: dict, *, names: Names, roots: Iterable[int] 
                        draw_node=drawer, font_size=FONT_SIZE, font_name='Courier',
                        graph_attrs=attrs,
                        link_note=lens_cells.link_note(state) if look.lens else None)
-    if look.lens:
-        dot = dot.rstrip().removesuffix('}') + lens_cells.legend_node() + '}\n'
     if look.grows or any(made_by_backward(n) for n in shown_model.nodes.values()):
         dot = keep_forward_still(dot, {f'n{i}' for i, n in shown_model.nodes.items()
                                        if not n.order})

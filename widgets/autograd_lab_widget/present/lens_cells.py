@@ -3,7 +3,9 @@
 With the ``gradient_lens`` option on, every variable gets a row ``size │ ▇▇▇▂▂▂ 10^-6 ↓``:
 a bar of :data:`BAR` blocks (how far up :data:`autograd_lab.graph.lens.SCALE` its
 gradient's norm over the seed's sits), the power of ten written, and a word for the
-flags (``vanishing``, ``exploding``, ``NaN``), so that nothing rests on colour alone.
+flags (``vanishing``, ``exploding``), so that nothing rests on colour alone.  A grad
+holding a NaN or an infinity has no size: its bar is crossed out (:data:`NO_SIZE`) and
+the word says which (``NaN``, ``inf``).
 The cell's class (``lens-vanishing``, ...) colours it too.  The row reads the grads the
 view's backward run holds (those the real backward gave, kept after release), so it fills in
 as backward steps.  The function whose backward made the first NaN is marked ``⚠``.
@@ -11,8 +13,11 @@ as backward steps.  The function whose backward made the first NaN is marked ``�
 >>> from autograd_lab.graph.lens import Reading
 >>> text(Reading(1e-6, -6.0, 'vanishing'))
 '▇▁▁▁▁▁ 10^-6 vanishing'
->>> text(None), text(Reading(float('nan'), None, 'nonfinite'))
-('—', '?????? NaN/inf')
+>>> text(None)
+'—'
+>>> [text(Reading(v, None, 'nonfinite')) == f'{NO_SIZE} {word}'
+...  for v, word in ((float('nan'), 'NaN'), (float('inf'), 'inf'))]
+[True, True]
 """
 
 from __future__ import annotations
@@ -23,18 +28,17 @@ from typing import Any
 from autograd_lab.graph import lens
 from autograd_lab.graph.dot import escape_text
 
+from autograd_lab_widget.lens_words import BAR, NAN_MARK, NO_SIZE, legend_lines
+
+__all__ = ['BAR', 'NAN_MARK', 'NO_SIZE', 'legend_lines']  # the lens's words, with its cells
+
 #: Option key (``GraphView(options={'gradient_lens': True})``, the More menu's toggle).
 OPTION = 'gradient_lens'
-#: Blocks in the bar.
-BAR = 6
 #: Characters the lens cell holds: the bar, the power, the longest flag word.
 CHARS = BAR + len(' 10^-10 ') + len('vanishing')
 #: The caption of the lens row (the grad row's is 'grad').
 CAPTION = 'size'
-#: The mark of the function whose backward made the first NaN.
-NAN_MARK = '⚠'
-_WORDS = {'vanishing': 'vanishing', 'exploding': 'exploding', 'nonfinite': 'NaN/inf',
-          'zero': 'zero'}
+_WORDS = {'vanishing': 'vanishing', 'exploding': 'exploding', 'zero': 'zero'}
 
 
 def text(reading: lens.Reading | None) -> str:
@@ -42,7 +46,7 @@ def text(reading: lens.Reading | None) -> str:
     if reading is None:
         return '—'
     if reading.flag == 'nonfinite':
-        return '?' * BAR + ' NaN/inf'
+        return f'{NO_SIZE} {reading.exponent}'  # 'NaN' or 'inf'
     # one block per two powers of ten; a gradient that is there shows at least one
     filled = max(1, round(reading.bar * BAR)) if reading.log10_ratio is not None else 0
     bar = '▇' * filled + '▁' * (BAR - filled)
@@ -92,14 +96,10 @@ def link_note(state: Any) -> Any:
     return note
 
 
-def legend_node() -> str:
-    """A DOT statement: the legend drawn beside the graph while the lens is on."""
-    low, high = (int(v) for v in lens.SCALE)
-    lines = ['gradient size: |grad| / |seed|, as 10^k',
-             f'bar: ▁▁▁▁▁▁ 10^{low} or less … ▇▇▇▇▇▇ 10^{high} or more',
-             f'vanishing: below {lens.VANISHING_BELOW:g} × seed',
-             f'exploding: above {lens.EXPLODING_ABOVE:g} × seed',
-             f'NaN/inf: not a number; {NAN_MARK} marks the function whose backward made it']
-    body = '<BR ALIGN="LEFT"/>'.join(escape_text(line, max_line=80) for line in lines)
-    return (f'\tlens_legend [label=<{body}<BR ALIGN="LEFT"/>> shape=plaintext '
+def with_legend(dot: str) -> str:
+    """``dot`` with the legend drawn as one more (plain text) node: for the static
+    picture, which has no page around it to hold the legend."""
+    body = '<BR ALIGN="LEFT"/>'.join(escape_text(line, max_line=80) for line in legend_lines())
+    node = (f'\tlens_legend [label=<{body}<BR ALIGN="LEFT"/>> shape=plaintext '
             'id="lens-legend" class="lens-legend" fontsize=14]\n')
+    return dot.rstrip().removesuffix('}') + node + '}\n'

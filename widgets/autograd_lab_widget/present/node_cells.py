@@ -84,6 +84,8 @@ class Look:
     #: (layout signature, dot, key, links) of the last drawing: a step that changes only
     #: texts reuses its DOT (the browser rewrites the cells in place)
     last: tuple | None = None
+    #: the forward replay's whole graph (DOT, node ids), see present.forward_replay.steady
+    whole: tuple | None = None
 
 
 def _width(chars: int) -> int:

@@ -42,7 +42,7 @@ from typing import Any
 from autograd_lab import graph
 from autograd_lab.graph import palette
 
-from autograd_lab_widget.present import drawing
+from autograd_lab_widget.present import drawing, lens_cells
 
 #: The most nodes a static picture draws (the part around the next function beyond).
 MAX_NODES = 150
@@ -263,7 +263,8 @@ def picture(model: Any, options: dict | None = None, *, key: str = '',
                     + (': the part around the next function.)' if frame.window is not None
                        else ', Links collapsed.)'))
     try:
-        svg, width, height = safe_svg(graph.render(frame.dot, 'svg'))
+        dot = lens_cells.with_legend(frame.dot) if opts.get(lens_cells.OPTION) else frame.dot
+        svg, width, height = safe_svg(graph.render(dot, 'svg'))
     except (graph.RendererNotFound, RuntimeError, ValueError) as error:
         message = f'(no picture of the graph: {error})'
         svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="640" height="24" '

@@ -18,7 +18,7 @@ from autograd_lab import graph
 
 from autograd_lab_widget.follow.state import ViewState
 from autograd_lab_widget.naming import Names
-from autograd_lab_widget.present import drawing, ledger, panel, shaping
+from autograd_lab_widget.present import drawing, forward_replay, ledger, panel, shaping
 from autograd_lab_widget.present.node_cells import Look
 
 
@@ -179,9 +179,11 @@ def draw(shown: Shown, options: dict, look: Look,
     look.fresh = ({i for i, _, _ in run.last.targets}
                   if run.last is not None and run.current is None else set())
     roots = [i for i in shown.roots if i in state.model.nodes]
-    return drawing.draw(state, options, names=shown.names, roots=roots,
-                        roles=roles(shown, options), expanded=shown.expanded,
-                        focus=focus(shown), keep=keep, look=look)
+    frame = drawing.draw(state, options, names=shown.names, roots=roots,
+                         roles=roles(shown, options), expanded=shown.expanded,
+                         focus=focus(shown), keep=keep, look=look)
+    # the forward replay: every position on the whole graph's layout (a still stage)
+    return forward_replay.steady(frame, look) if shown.building else frame
 
 
 def scene(shown: Shown, options: dict, look: Look,

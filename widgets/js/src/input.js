@@ -2,15 +2,9 @@
 // view's own (zoom, fit, menus, SVG and PNG) and sends the kernel's to it.
 import { exportPng, exportSvg } from './export.js';
 import { isKernelAction } from './messages.js';
+import { KEYS } from './protocol.js';
 import { openMenu } from './toolbar.js';
 
-// key -> action (the buttons' tooltips name the same keys)
-const KEYS = {
-  ArrowLeft: 'back', ArrowRight: 'step', End: 'run', Home: 'reset', p: 'predict', f: 'fit',
-  m: 'menu', t: 'run-to', c: 'unchain-preview', u: 'unchain', g: 'device', s: 'export-svg',
-  n: 'export-png', d: 'export-dot', l: 'export-log', h: 'export-html', '+': 'zoom-in',
-  '=': 'zoom-in', '-': 'zoom-out', '/': 'search', Escape: 'close-menu',
-};
 
 function pageActions(model, tools, graph, send) {
   const runToSelected = () => {
@@ -30,6 +24,12 @@ function pageActions(model, tools, graph, send) {
     'run-to': runToSelected,
     'export-svg': () => exportSvg(graph.svgText()),
     'export-png': () => exportPng(graph.svgText()),
+    // the menu's checkbox, ticked as if clicked: one path for key and mouse
+    'gradient-lens': () => {
+      const box = tools.inputs.lens;
+      box.checked = !box.checked;
+      box.dispatchEvent(new Event('change'));
+    },
   };
 }
 

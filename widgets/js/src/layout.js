@@ -2,6 +2,7 @@
 // and the inspect panel) and the legend.  Only elements here: what they show is sync.js's.
 import { el } from './dom.js';
 import { kernelNotice } from './kernel.js';
+import { LENS_LEGEND } from './protocol.js';
 import { STYLESHEET } from './theme.js';
 import { buildToolbar } from './toolbar.js';
 
@@ -41,6 +42,16 @@ function legend(hint, noKernel) {
     el('span', '', '\u2014 no grad yet'), el('span', '', 'italic: freed by the engine, value as recorded'),
     lineKey('agl-key-grad', 'dashed pink: made by backward (grad-of-grad)'),
     lineKey('agl-key-cut', 'dotted: cut by unchain_backward()'));
+  return box;
+}
+
+// The gradient lens's legend (its words are the kernel's): under the graph, where no
+// zoom button or node can cover it, shown while the lens is on (sync.js).
+function lensLegend() {
+  const box = el('div', 'agl-lens-legend');
+  box.setAttribute('aria-label', 'gradient lens legend');
+  box.hidden = true;
+  for (const line of LENS_LEGEND) box.appendChild(el('div', '', line));
   return box;
 }
 
@@ -96,6 +107,10 @@ export function buildPage() {
   stage.append(graphBox, side);
   const hint = el('span', 'agl-hint');
   const noKernel = kernelNotice();
-  root.append(style, hideStatic, tools.bar, stage, legend(hint, noKernel));
-  return { root, hideStatic, tools, stage, graphBox, status, ledger, inspect, sideScroll, hint, noKernel };
+  const lens = lensLegend();
+  root.append(style, hideStatic, tools.bar, stage, lens, legend(hint, noKernel));
+  return {
+    root, hideStatic, tools, stage, graphBox, status, ledger, inspect, sideScroll, hint, noKernel,
+    lensLegend: lens,
+  };
 }

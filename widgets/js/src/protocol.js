@@ -102,3 +102,34 @@ export const THEME_FALLBACK = Object.freeze({
     "accent": "#4A9EE8"
   }
 });
+export const KEYS = Object.freeze({
+  "ArrowLeft": "back",
+  "ArrowRight": "step",
+  "End": "run",
+  "Home": "reset",
+  "p": "predict",
+  "f": "fit",
+  "m": "menu",
+  "t": "run-to",
+  "c": "unchain-preview",
+  "u": "unchain",
+  "g": "device",
+  "s": "export-svg",
+  "n": "export-png",
+  "d": "export-dot",
+  "l": "export-log",
+  "h": "export-html",
+  "+": "zoom-in",
+  "=": "zoom-in",
+  "-": "zoom-out",
+  "/": "search",
+  "v": "gradient-lens",
+  "Escape": "close-menu"
+});
+export const LENS_LEGEND = Object.freeze([
+  "gradient size: |grad| / |seed|, as 10^k",
+  "bar: \u2581\u2581\u2581\u2581\u2581\u2581 10^-8 or less \u2026 \u2587\u2587\u2587\u2587\u2587\u2587 10^4 or more",
+  "vanishing: below 0.0001 \u00d7 seed",
+  "exploding: above 10000 \u00d7 seed",
+  "\u2573\u2573\u2573\u2573\u2573\u2573 NaN: not a number, inf: infinite; \u26a0 marks the function whose backward made the first NaN"
+]);

@@ -87,6 +87,7 @@ export function pageSyncers(model, page, graph, send) {
     inputs.hideConst.checked = Boolean(opts.hide_constants);
     inputs.showValues.checked = Boolean(opts.show_values);
     inputs.lens.checked = Boolean(opts.gradient_lens);
+    page.lensLegend.hidden = !opts.gradient_lens;
     inputs.direction.value = opts.highlight_direction;
     inputs.rankdir.value = opts.rankdir === 'LR' ? 'LR' : 'TB';
     orderChoices(inputs.order, model.get('orders') || [0]);

@@ -27,6 +27,7 @@ function labelled(text, input, key) {
   const label = el('label', '', text);
   input.title = key ? `${text} (key ${key})` : text;
   input.setAttribute('aria-label', text);
+  if (key) input.setAttribute('aria-keyshortcuts', key);
   label.appendChild(input);
   return label;
 }
@@ -107,7 +108,7 @@ export function buildToolbar() {
     row(labelled('Depth ', inputs.depth), labelled('Orders ', inputs.order)),
     row(labelled('Values on nodes ', inputs.showValues), labelled('Hide constants ', inputs.hideConst)),
     row(labelled('Highlight ', inputs.direction), labelled('Layout ', inputs.rankdir)),
-    row(labelled('Gradient lens (size of each gradient) ', inputs.lens)),
+    row(labelled('Gradient lens (size of each gradient) ', inputs.lens, 'V')),
     el('h4', '', 'Selected node'),
   );
   const selRow = row();
