@@ -235,7 +235,7 @@ def test_event_redraws_are_throttled_inside_an_event_loop():
     import asyncio
     import threading
 
-    from autograd_lab_widget import view as view_module
+    from autograd_lab_widget import redraw
 
     async def main():
         x = chainer.Variable(np.array(1.0), name='x')
@@ -246,7 +246,7 @@ def test_event_redraws_are_throttled_inside_an_event_loop():
         for _ in range(30):  # 60 new nodes while the "cell" runs
             h = h * 1.5
         assert redraws == []  # nothing drawn while the loop is busy
-        await asyncio.sleep(view_module.THROTTLE_S * 3)
+        await asyncio.sleep(redraw.THROTTLE_S * 3)
         assert len(redraws) == 1  # one coalesced redraw afterwards
         assert f'n{events.uid(h)}' in view.nodes
         view.close()
@@ -269,9 +269,9 @@ def test_event_redraws_are_throttled_inside_an_event_loop():
 
 
 def test_oldest_views_are_detached_beyond_the_limit(monkeypatch):
-    from autograd_lab_widget import view as view_module
+    from autograd_lab_widget import lifetime
 
-    monkeypatch.setattr(view_module, 'MAX_LIVE_VIEWS', 2)
+    monkeypatch.setattr(lifetime, 'MAX_LIVE_VIEWS', 2)
     views = [GraphView(chainer.Variable(np.array(float(i))) * 2) for i in range(3)]
     try:
         first = views[0]

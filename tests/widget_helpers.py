@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 import autograd_lab as chainer
+from autograd_lab_widget import inbox
 
 
 def send(view, content):
     """Deliver ``content`` as if the browser had sent it (the widget's message handler)."""
-    view._on_browser_msg(view, content, [])
+    inbox.receive(view, content, [])
 
 
 def polynomial(value=3.0, name='x'):

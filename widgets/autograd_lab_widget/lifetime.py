@@ -10,7 +10,8 @@ new run does not show again (``display(v)`` of the same object) are closed when 
 ends.  A view shown by several cells stays until none of them shows it.
 
 Without a cell id (a console, a script, marimo, which closes widgets itself) nothing
-is closed here; ``view.MAX_LIVE_VIEWS`` still bounds the views following the engine.
+is closed here; :data:`MAX_LIVE_VIEWS` still bounds the views following the engine: the
+oldest beyond it are detached (they stop following it and let go of their graphs).
 """
 
 from __future__ import annotations
@@ -25,6 +26,21 @@ _shown: dict[str, list[weakref.ref]] = {}
 _leaving: list[weakref.ref] = []
 _running: list[str | None] = [None]  # the cell running now
 _hooked: list[Any] = []  # the shell whose events we listen to
+
+#: Views following the engine at once; older ones are detached (see GraphView.detach).
+MAX_LIVE_VIEWS = 32
+_live_views: list[weakref.ref] = []
+
+
+def following(view: Any) -> None:
+    """``view`` was just made: it follows the engine, and the oldest views beyond
+    :data:`MAX_LIVE_VIEWS` stop following it."""
+    _live_views[:] = [r for r in _live_views if r() is not None and r().model.following]
+    _live_views.append(weakref.ref(view))
+    while len(_live_views) > MAX_LIVE_VIEWS:
+        old = _live_views.pop(0)()
+        if old is not None:
+            old.detach()
 
 
 def shown(view: Any) -> None:

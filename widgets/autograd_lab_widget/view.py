@@ -4,8 +4,10 @@ The view is a thin widget over a :class:`~autograd_lab_widget.session.stepping.S
 which follows the engine through its events, steps the engine's own backward
 (:class:`autograd_lab.BackwardStepper`, paused between steps: there is no second
 backward implementation here), grades predictions and says what to draw.  The
-widget keeps the synced traits, turns browser messages into model calls, and
-throttles redraws caused by the engine.
+widget keeps the synced traits and the public methods; the rest of the shell does one job
+each: ``inbox`` turns browser messages into calls on the view, ``redraw`` says when
+engine events redraw it, ``exports`` writes its files, ``cell_output`` puts it in a cell or
+a side panel and ``lifetime`` closes or detaches views nobody needs.
 
 >>> import numpy as np, autograd_lab as chainer
 >>> x = chainer.Variable(np.array(5.0), name='x')
@@ -26,64 +28,36 @@ True
 
 from __future__ import annotations
 
-import asyncio
-import json
 import logging
-import math
 import pathlib
 import sys
 import threading
-import time
-import warnings
 import weakref
 from collections.abc import Sequence
 from typing import Any
 
 import anywidget
 import ipywidgets
-import numpy
 import traitlets
 
 from autograd_lab import backend, events
 
-from autograd_lab_widget import bundle, hosts, lifetime, messages
+from autograd_lab_widget import bundle, cell_output, exports, inbox, lifetime, messages
 from autograd_lab_widget.follow import bounds
+from autograd_lab_widget.inbox import WidgetWarning
 from autograd_lab_widget.present import drawing, picture
 from autograd_lab_widget.quiz import prediction
+from autograd_lab_widget.redraw import Redraws
 from autograd_lab_widget.session.stepping import StepModel
+
+__all__ = ['BUNDLE', 'DEFAULT_HEIGHT', 'GraphView', 'WidgetWarning']
 
 logger = logging.getLogger('autograd_lab_widget')
 
 BUNDLE = bundle.BUNDLE
 
-#: Seconds between two redraws caused by engine events (explicit actions redraw at once).
-THROTTLE_S = 0.1
-#: A redraw caused by events waits at least this many times as long as the last one took,
-#: so that a view following a training loop costs it at most about 1/(1+REDRAW_SPACING).
-REDRAW_SPACING = 4
 #: Pixel height of the stage (graph and side panel) unless ``GraphView(height=...)``.
 DEFAULT_HEIGHT = 520
-
-
-class WidgetWarning(UserWarning):
-    """A message from the browser was malformed or could not be acted on."""
-
-
-#: Which GraphView method acts on each kind of browser message (kinds: ``messages.py``).
-_ON_MESSAGE = {'hello': '_on_hello', 'select': 'select', 'expand': '_on_expand',
-               'more': '_on_more', 'guess': '_on_guess', 'run-to': 'run_to',
-               'options': '_on_options', 'action': '_do_action'}
-#: Which GraphView method each toolbar action runs.
-_ON_ACTION = {'back': 'back', 'forward': 'forward', 'reset': 'reset', 'step': '_step_button',
-              'run': '_run_button', 'predict': '_toggle_predict', 'unchain': 'unchain',
-              'unchain-preview': 'unchain_preview', 'device': '_toggle_device',
-              'export-dot': '_export_dot', 'export-log': '_export_log',
-              'export-html': '_export_html'}
-
-
-def _warn(text: str) -> None:
-    logger.warning(text)
-    warnings.warn(text, WidgetWarning, stacklevel=3)
 
 
 class GraphView(anywidget.AnyWidget):
@@ -153,7 +127,7 @@ class GraphView(anywidget.AnyWidget):
         except BaseException:
             model.close()  # a bad argument leaves no subscriber behind
             raise
-        _remember_live(self)
+        lifetime.following(self)
 
     def _setup(self, model: StepModel, height: int, options: dict | None,
                kwargs: dict) -> None:
@@ -162,17 +136,9 @@ class GraphView(anywidget.AnyWidget):
         self._model = model
         model.predict = self.predict
         self.static_key = picture.new_key()
-        self._timer = False
-        self._last_draw = 0.0
-        self._dirty = False
-        self._busy = False
-        self._redraw_cost = 0.0
+        self._redraws = Redraws()
         self._shown: Any = None  # the graph model last drawn (clicks name its nodes)
         self._lock = threading.RLock()
-        try:  # the kernel's loop, to which engine threads hand redraws
-            self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            self._loop = None
         self.height = int(height)
         opts = dict(drawing.DEFAULT_OPTIONS)
         opts.update(messages.parse_options(options or {}))
@@ -185,11 +151,11 @@ class GraphView(anywidget.AnyWidget):
 
         def changed() -> None:
             view = me()
-            if view is not None and not view._busy:
-                view._schedule()
+            if view is not None:
+                view._redraws.request(view.refresh)
 
         model.on_change = changed
-        self.on_msg(self._on_browser_msg)
+        self.on_msg(inbox.receive)
         self.refresh()
 
     # ---- the model -------------------------------------------------------------------
@@ -222,41 +188,11 @@ class GraphView(anywidget.AnyWidget):
         """Names of the variables the next step sends gradients to (one per input slot)."""
         return self._model.next_targets()
 
-    # ---- following the engine: throttled redraws ----------------------------------------
-
-    def _schedule(self) -> None:
-        """Redraw soon: at most every THROTTLE_S (or REDRAW_SPACING times the last redraw's
-        cost, if longer), after the running cell when in a kernel."""
-        if self._timer:
-            return
-        delay = max(THROTTLE_S, REDRAW_SPACING * self._redraw_cost)
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        loop = running or self._loop
-        if loop is not None and not loop.is_closed():
-            self._timer = True
-            if running is not None:
-                loop.call_later(delay, self._timer_fired)
-            else:  # an engine thread: hand the redraw to the kernel's loop
-                loop.call_soon_threadsafe(loop.call_later, delay, self._timer_fired)
-        elif time.monotonic() - self._last_draw >= delay:
-            self.refresh()
-        else:
-            self._dirty = True
-
-    def _timer_fired(self) -> None:
-        self._timer = False
-        self.refresh()
-
     # ---- drawing -------------------------------------------------------------------------
 
     def refresh(self) -> None:
         """Redraw now: DOT, cells, status, ledger and panel from the shown position."""
-        with self._lock:
-            began = time.monotonic()
-            self._timer = self._dirty = False
+        with self._lock, self._redraws.drawing():
             scene = self._model.scene(dict(self.options))
             frame = scene.frame
             with self.hold_sync():
@@ -271,16 +207,13 @@ class GraphView(anywidget.AnyWidget):
                 self.panel = scene.panel
                 self.selected_id = self._model.selected_id
             self._shown = self._model.state().model
-            self._last_draw = time.monotonic()
-            self._redraw_cost = self._last_draw - began
 
     def _act(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """Run a model action with redraws held until it is over, then redraw once."""
-        self._busy = True
         try:
-            return fn(*args, **kwargs)
+            with self._redraws.acting():
+                return fn(*args, **kwargs)
         finally:
-            self._busy = False
             self.refresh()
 
     # ---- stepping --------------------------------------------------------------------
@@ -328,7 +261,7 @@ class GraphView(anywidget.AnyWidget):
         if model is None:  # GraphView(y, predict=True): _setup hands it to the model
             return
         model.predict = bool(change['new'])
-        if not self._busy:
+        if not self._redraws.busy:
             self.refresh()
 
     # ---- selection, unchain, devices ---------------------------------------------------
@@ -359,86 +292,7 @@ class GraphView(anywidget.AnyWidget):
             self.device = self._model.device()
         self._act(move)
 
-    # ---- messages from the browser -----------------------------------------------------
-
-    def _on_browser_msg(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
-        """Validate and act on one browser message; problems become logged warnings."""
-        try:
-            kind, payload = messages.parse(content)
-        except messages.BadMessage as error:
-            _warn(f'ignored a malformed message from the browser: {error}')
-            return
-        try:
-            self._dispatch(kind, payload)
-        except Exception as error:  # never let a click raise into the kernel
-            self._model.message = f'{type(error).__name__}: {error}'
-            _warn(f'could not do {kind} {payload!r:.80}: {error}')
-            self.refresh()
-
-    def _dispatch(self, kind: str, payload: Any) -> None:
-        """Act on a checked browser message (:data:`_ON_MESSAGE` says which method)."""
-        getattr(self, _ON_MESSAGE[kind])(payload)
-
-    def _on_hello(self, _payload: Any) -> None:
-        self.send({'type': 'hello'})  # a page drawing this view: this kernel follows it
-
-    def _on_expand(self, scope: str) -> None:
-        shown = self._shown or self._model.live.model
-        scopes = {n.scope for n in shown.nodes.values() if n.scope}
-        if not any(s == scope or s.startswith(scope + '/') for s in scopes):
-            raise KeyError(f'no Link {scope!r} in the graph')
-        self._model.expanded.add(scope)
-        self.refresh()
-
-    def _on_more(self, _payload: Any) -> None:
-        opts = dict(self.options)
-        opts['max_nodes'] = min(opts['max_nodes'] * 2, messages.MAX_NODES_CAP)
-        self.options = opts
-        self.refresh()
-
-    def _on_guess(self, payload: Any) -> None:
-        if not self.predict:  # the page offers guesses only in predict mode
-            raise RuntimeError('turn on Predict to guess a step first')
-        self.guess([prediction.parse_guess(v) for v in payload]
-                   if isinstance(payload, list) and len(payload) > 1 else
-                   payload[0] if isinstance(payload, list) else payload)
-
-    def _on_options(self, changes: dict) -> None:
-        opts = dict(self.options)
-        opts.update(changes)
-        self.options = opts
-        self.refresh()
-
-    def _do_action(self, action: str) -> None:
-        """A button: :data:`_ON_ACTION` says which method."""
-        getattr(self, _ON_ACTION[action])()
-
-    def _step_button(self) -> None:  # the buttons ask before adding to grads leaves hold
-        self._act(self._model.step, confirm=False)
-
-    def _run_button(self) -> None:
-        self._act(self._model.run, confirm=False)
-
-    def _toggle_predict(self) -> None:
-        self.predict = not self.predict
-
-    def _toggle_device(self) -> None:
-        if not self.gpu_available and self.device == '@numpy':
-            raise RuntimeError(f'GPU unavailable: {self.gpu_reason}')
-        self.to_device('@numpy' if self.device != '@numpy' else '@cupy:0')
-
-    def _export_dot(self) -> None:
-        self.send({'type': 'download', 'filename': 'graph.dot',
-                   'mime': 'text/vnd.graphviz', 'content': self.to_dot()})
-
-    def _export_log(self) -> None:
-        self.send({'type': 'download', 'filename': 'autograd_lab_events.json',
-                   'mime': 'application/json', 'content': self.event_log_json()})
-
-    def _export_html(self) -> None:
-        from autograd_lab_widget.replay import replay_html  # noqa: PLC0415 - on demand
-        self.send({'type': 'download', 'filename': 'autograd_lab_replay.html',
-                   'mime': 'text/html', 'content': replay_html(self)})
+    # ---- what the browser writes ----------------------------------------------------
 
     @traitlets.validate('options')
     def _check_options(self, proposal: Any) -> dict:
@@ -450,58 +304,23 @@ class GraphView(anywidget.AnyWidget):
         return {**drawing.DEFAULT_OPTIONS, **self.options, **checked}
 
     def set_state(self, sync_data: Any) -> None:
-        """Synced traits written by the browser (ipywidgets' 'update' message), checked.
-
-        Our front end only sends messages, but a stale or hostile one can write traits.
-        Only ``messages.BROWSER_WRITABLE`` traits are taken, each checked like the
-        corresponding message and acted on the same way; anything else is ignored with a
-        logged warning, the previous value kept and the browser's copy set back to it.
-        Nothing raises into the kernel's comm handler.
-        """
-        if not isinstance(sync_data, dict):
-            _warn(f'ignored a state update from the browser that is not an object: '
-                  f'{type(sync_data).__name__}')
-            return
-        for name, value in sync_data.items():
-            try:
-                self._set_from_browser(name, messages.parse_state(name, value))
-            except Exception as error:  # never let the browser raise into the kernel
-                _warn(f'ignored the browser setting {name!r:.40} to {value!r:.60}: {error}')
-                if name in self.keys:
-                    try:
-                        self.send_state(name)  # put the browser's copy back in line
-                    except Exception as resend:  # a closed comm: nothing to correct
-                        logger.debug('could not resend %s: %s', name, resend)
-
-    def _set_from_browser(self, name: str, value: Any) -> None:
-        """A trait the browser wrote, checked: acted on as its message would be."""
-        if name == 'options':
-            self._on_options(value)
-        elif name == 'selected_id' and value != self.selected_id:
-            self.select(value)  # KeyError when the node is not in the graph
-        elif name == 'position' and value != self.position:
-            self._act(self._model.show, value)
-        elif name in ('height', 'predict') and value != getattr(self, name):
-            setattr(self, name, value)
+        """Synced traits written by the browser (ipywidgets' 'update' message), checked
+        and acted on as their messages are (see :func:`inbox.set_state`)."""
+        inbox.set_state(self, sync_data)
 
     # ---- export, docking, lifetime ------------------------------------------------------
 
     def event_log(self) -> list[dict]:
         """The recorded events as JSON-ready dicts (arrays as lists, summaries as dicts)."""
-        return [_event_dict(e) for e in self._model.event_log()]
+        return [exports.event_dict(e) for e in self._model.event_log()]
 
     def event_log_json(self) -> str:
-        """:meth:`event_log` as JSON text (strict JSON: a NaN or infinite value is written
-        as the string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``, as JavaScript's
-        ``String()`` names it; ``Number("NaN")`` reads it back)."""
-        return json.dumps(self.event_log(), indent=1, allow_nan=False)
+        """:meth:`event_log` as strict JSON text (NaN as ``"NaN"``: see ``exports``)."""
+        return exports.event_log_json(self.event_log())
 
     def to_html(self, path: str | pathlib.Path) -> pathlib.Path:
         """Write a self-contained HTML replay (bundle inlined, one frame per step)."""
-        from autograd_lab_widget.replay import replay_html  # noqa: PLC0415 - on demand
-        path = pathlib.Path(path)
-        path.write_text(replay_html(self), encoding='utf-8')
-        return path
+        return exports.write_html(self, pathlib.Path(path))
 
     def to_dot(self) -> str:
         """The Graphviz source of the picture shown, every text as on screen (the ``dot``
@@ -515,30 +334,10 @@ class GraphView(anywidget.AnyWidget):
     # ---- showing it: live, static, docked ------------------------------------------------
 
     def _ipython_display_(self, **kwargs: Any) -> None:
-        """Show the live widget, and after it a static picture of the graph as it is now.
-
-        The picture (:mod:`~autograd_lab_widget.present.picture`) is a second output: notebook
-        viewers that run no widget code, or give the widget view precedence over any other
-        representation of the same output (nbconvert's HTML, nbviewer, Jupyter Book),
-        show it.  Where the widget draws, it hides the picture (they share
-        ``static_key``), so the graph is never shown twice.
-        """
-        from IPython.display import display  # noqa: PLC0415 - only in IPython
-
+        """Show the live widget, and after it a static picture of the graph as it is now,
+        for viewers that run no widget code (see :mod:`~autograd_lab_widget.cell_output`)."""
         live = super()._repr_mimebundle_(**kwargs) if self.comm is not None else None
-        if live:  # (data, metadata): anywidget's metadata turns on Colab's widget manager
-            data, metadata = live if isinstance(live, tuple) else (live, {})
-            data = {**data, 'text/plain': 'GraphView: the live graph (it needs a running '
-                                          'kernel); a static picture follows.'}
-            display(data, metadata=metadata, raw=True)
-        if live:
-            lifetime.shown(self)  # closed once no cell shows it (see lifetime)
-        try:
-            still = self._picture(self.static_key if live else '')
-        except Exception as error:  # the live view matters more than its saved copy
-            logger.warning('no static picture of the graph: %s', error)
-            return
-        display(still.mimebundle(), raw=True)
+        cell_output.show(self, live)
 
     def _picture(self, key: str) -> picture.Picture:
         return picture.picture(self._model, dict(self.options), key=key)
@@ -560,24 +359,13 @@ class GraphView(anywidget.AnyWidget):
         Hosts without JupyterLab's side panels (marimo, VS Code, Colab) raise
         :class:`~autograd_lab_widget.hosts.DockUnavailable`, which says what to use there.
         """
-        hosts.check_dock()
-        try:
-            from sidecar import Sidecar  # noqa: PLC0415 - optional
-        except ImportError as error:
-            raise RuntimeError('docking needs the sidecar package: pip install sidecar '
-                               '(included in autograd-lab[notebook])') from error
-        from IPython.display import display  # noqa: PLC0415
-
-        side = Sidecar(title=title, anchor=anchor)
-        with side:
-            display(self)
-        return side
+        return cell_output.dock(self, title, anchor)
 
     def detach(self) -> None:
         """Stop following the engine and let go of the graph (the drawing stays as it is).
 
         Views hold their outputs so that they can step them; in a notebook whose cells are
-        re-run, the oldest views beyond ``MAX_LIVE_VIEWS`` are detached automatically so
+        re-run, the oldest views beyond ``lifetime.MAX_LIVE_VIEWS`` are detached automatically so
         that old graphs can be freed.
         """
         model = getattr(self, '_model', None)
@@ -604,43 +392,6 @@ class GraphView(anywidget.AnyWidget):
             model.release()
             self.dot, self.nodes, self.ledger, self.panel = '', {}, {}, {}
             self._shown = None
-
-
-#: Views following the engine at once; older ones are detached (see GraphView.detach).
-MAX_LIVE_VIEWS = 32
-_live_views: list = []
-
-
-def _remember_live(view: GraphView) -> None:
-    _live_views[:] = [r for r in _live_views if r() is not None and r().model.following]
-    _live_views.append(weakref.ref(view))
-    while len(_live_views) > MAX_LIVE_VIEWS:
-        old = _live_views.pop(0)()
-        if old is not None:
-            old.detach()
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, numpy.ndarray):
-        return _jsonable(value.tolist()) if value.dtype.kind in 'fc' else value.tolist()
-    if isinstance(value, numpy.generic):
-        return _jsonable(value.item())
-    if isinstance(value, float) and not math.isfinite(value):  # JSON has no NaN/Infinity
-        return 'NaN' if math.isnan(value) else ('Infinity' if value > 0 else '-Infinity')
-    if isinstance(value, events.Summary):
-        return {'summary': {k: _jsonable(getattr(value, k)) for k in value.__dataclass_fields__}}
-    if isinstance(value, tuple | list):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, float | int | str | bool) or value is None:
-        return value
-    return repr(value)
-
-
-def _event_dict(e: events.Event) -> dict:
-    out = {'kind': e.kind}
-    for name in e.__dataclass_fields__:
-        out[name] = _jsonable(getattr(e, name))
-    return out
 
 
 lifetime.hook()  # in a notebook: from the cell that imports us on, cell runs are followed
