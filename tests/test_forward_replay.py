@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 
 import numpy as np
 
@@ -94,42 +93,3 @@ def test_without_captured_lines_the_replay_has_no_captions():
         x = chainer.Variable(np.array(1.0))
         _ = x * 2
     assert [s.code for s in forward_steps(log)] == ['']
-
-
-def _node_boxes(svg: bytes) -> dict:
-    """{node id: the points of its first polygon} in a rendered SVG."""
-    import xml.etree.ElementTree as ET
-    ns = '{http://www.w3.org/2000/svg}'
-    boxes = {}
-    for g in ET.fromstring(svg).iter(f'{ns}g'):
-        if 'node' in (g.get('class') or '').split():
-            polygon = next(g.iter(f'{ns}polygon'), None)
-            boxes[g.get('id')] = polygon.get('points') if polygon is not None else None
-    return boxes
-
-
-def test_the_stage_holds_still_while_the_graph_grows(step_models):
-    from autograd_lab import graph
-    from autograd_lab_widget.protocol import OPTION_DEFAULTS
-    with events.recording() as log, capturing_code_lines() as lines:
-        x = chainer.Variable(np.array(0.5), name='x')
-        h = x
-        for _ in range(3):
-            h = F.tanh(h * x)
-        loss = h + 1
-    model = step_models(loss, events_log=log, code_lines=lines)
-    drawn = [model.scene(dict(OPTION_DEFAULTS))]  # the view opens at the end of the forward
-    while len(drawn) < 4 and model.back():
-        drawn.append(model.scene(dict(OPTION_DEFAULTS)))
-    assert all('Building the graph' in s.status['text'] for s in drawn)
-    end, early = _node_boxes(graph.render(drawn[0].frame.dot)), drawn[-1]
-    made = set(early.frame.nodes)
-    assert len(made) < len(drawn[0].frame.nodes)  # fewer nodes made so far ...
-    placed = _node_boxes(graph.render(early.frame.dot))
-    for ident in made:  # ... each where the whole graph has it
-        assert placed[ident] == end[ident]
-    ghosts = [line for line in early.frame.dot.splitlines() if 'style=invis' in line]
-    assert ghosts and all('class="ghost"' in line for line in ghosts)
-    visible = [line.split()[0] for line in early.frame.dot.splitlines()
-               if re.match(r'\tn\d+ \[', line) and 'class="ghost"' not in line]
-    assert sorted(visible) == sorted(made)  # the nodes made so far, and only those

@@ -9,16 +9,16 @@ redraw took, until the running cell is over (the kernel's event loop runs the ti
 >>> drawn = []
 >>> redraws = Redraws()
 >>> with redraws.drawing():        # a redraw: its cost sets how long the next one waits
-...     drawn.append('now')
->>> redraws.request(lambda: drawn.append('soon'))   # no event loop, drawn just now: later
->>> drawn
-['now']
+...     time.sleep(0.03)
+>>> redraws.cost >= 0.03, redraws.delay() >= REDRAW_SPACING * 0.03
+(True, True)
 >>> with redraws.acting():         # a student's action: engine events draw nothing
 ...     redraws.request(lambda: drawn.append('during'))
->>> redraws.last_draw -= 1.0      # a second later
->>> redraws.request(lambda: drawn.append('later'))
->>> drawn
-['now', 'later']
+>>> drawn, redraws.pending
+([], False)
+
+Where no event loop runs (a script), a request draws at once once the delay has passed,
+and is dropped before; in a kernel it is handed to the loop's timer.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class Redraws:
         kernel; nothing while an action runs (it redraws when over) or a redraw is due."""
         if self.pending or self.busy:
             return
-        delay = max(THROTTLE_S, REDRAW_SPACING * self.cost)
+        delay = self.delay()
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
@@ -67,6 +67,10 @@ class Redraws:
                 loop.call_soon_threadsafe(loop.call_later, delay, draw)
         elif time.monotonic() - self.last_draw >= delay:
             draw()
+
+    def delay(self) -> float:
+        """Seconds a redraw caused by the engine waits after the last one."""
+        return max(THROTTLE_S, REDRAW_SPACING * self.cost)
 
     @contextmanager
     def drawing(self) -> Iterator[None]:
