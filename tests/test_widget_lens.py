@@ -10,7 +10,7 @@ import autograd_lab as chainer
 import autograd_lab.functions as F
 from autograd_lab import events
 from autograd_lab.graph import lens
-from autograd_lab_widget import messages, protocol
+from autograd_lab_widget import lens_words, messages, protocol
 from autograd_lab_widget.present import drawing, lens_cells, picture
 
 LENS = {**drawing.DEFAULT_OPTIONS, 'gradient_lens': True}
@@ -33,7 +33,7 @@ def test_lens_is_off_by_default_and_adds_a_row_when_on(step_models):
     assert on.nodes[f'n{events.uid(x)}']['text']['lens'] == '—'  # not reached yet
     # the legend is the page's, under the graph (no zoom button covers it), not a node
     assert 'gradient size' not in on.dot
-    assert protocol.LENS_LEGEND == lens_cells.legend_lines()
+    assert protocol.LENS_LEGEND == lens_words.legend_lines()
     assert 'gradient size' in protocol.js_module()
 
 
@@ -58,10 +58,10 @@ def test_the_function_that_made_the_nan_is_marked(step_models):
             pass
         frame = model.scene(LENS).frame
     pow_id = events.uid(loss.creator.inputs[0].creator.inputs[0].creator)
-    assert frame.nodes[f'n{pow_id}']['text']['mark'] == lens_cells.NAN_MARK
+    assert frame.nodes[f'n{pow_id}']['text']['mark'] == lens_words.NAN_MARK
     assert 'NaN' in frame.nodes[f'n{events.uid(x)}']['text']['lens']
     marks = [n['text'].get('mark') for n in frame.nodes.values()]
-    assert marks.count(lens_cells.NAN_MARK) == 1
+    assert marks.count(lens_words.NAN_MARK) == 1
 
 
 @pytest.mark.parametrize('weights, word', [([0.0, 1.0], 'NaN'), ([1.0, 1.0], 'inf')])

@@ -297,7 +297,7 @@ class GraphModel:
         if handler is not None:
             handler(event)
         elif isinstance(event, _events.GradChanged):
-            self.run.grad_changing(event.var_id, self._grad_shown(event.var_id))
+            self.run.grad_changing(event.var_id, self._grad_shown)
             self._on_grad(event)
             self.run.grad_changed(event)
         self.events_applied += 1

@@ -127,9 +127,10 @@ class BackwardRun:
                    retain_grad=e.retain_grad, open=True, grads=grads)
 
     def grad_changing(self, var_id: int, grad_now: Any) -> None:
-        """A Grad* event is about to change ``var_id``'s grad, which is ``grad_now``."""
+        """A Grad* event is about to change ``var_id``'s grad; ``grad_now(id)`` reads a
+        variable's grad as it is (asked only while a step is under way)."""
         if self.current is not None and var_id not in self._before:
-            self._before[var_id] = grad_now
+            self._before[var_id] = grad_now(var_id)
 
     def grad_changed(self, e: Any) -> None:
         """A Grad* event changed a grad (cleared: forgotten; else remembered)."""

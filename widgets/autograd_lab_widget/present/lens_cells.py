@@ -7,8 +7,9 @@ flags (``vanishing``, ``exploding``), so that nothing rests on colour alone.  A 
 holding a NaN or an infinity has no size: its bar is crossed out (:data:`NO_SIZE`) and
 the word says which (``NaN``, ``inf``).
 The cell's class (``lens-vanishing``, ...) colours it too.  The row reads the grads the
-view's backward run holds (those the real backward gave, kept after release), so it fills in
-as backward steps.  The function whose backward made the first NaN is marked ``⚠``.
+view's backward run holds (those the real backward gave, kept after release), so it
+fills in as backward steps.  The function whose backward made the first NaN is marked
+``⚠`` (``lens_words.NAN_MARK``; the bar and the legend's words are there too).
 
 >>> from autograd_lab.graph.lens import Reading
 >>> text(Reading(1e-6, -6.0, 'vanishing'))
@@ -28,9 +29,7 @@ from typing import Any
 from autograd_lab.graph import lens
 from autograd_lab.graph.dot import escape_text
 
-from autograd_lab_widget.lens_words import BAR, NAN_MARK, NO_SIZE, legend_lines
-
-__all__ = ['BAR', 'NAN_MARK', 'NO_SIZE', 'legend_lines']  # the lens's words, with its cells
+from autograd_lab_widget.lens_words import BAR, NO_SIZE, legend_lines
 
 #: Option key (``GraphView(options={'gradient_lens': True})``, the More menu's toggle).
 OPTION = 'gradient_lens'

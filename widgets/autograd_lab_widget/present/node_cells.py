@@ -39,7 +39,7 @@ from autograd_lab import graph
 from autograd_lab.graph import palette
 from autograd_lab.graph.dot import escape_text
 
-from autograd_lab_widget import arrays, naming
+from autograd_lab_widget import arrays, lens_words, naming
 from autograd_lab_widget.follow.state import ViewState
 from autograd_lab_widget.present import lens_cells
 from autograd_lab_widget.present.shaping import made_by_backward
@@ -196,7 +196,7 @@ class NodeDrawer:
         if node.category == 'function':
             info = function_cells(self.state, ident, name, role)
             if self.look.lens and ident == self.state.run.nan_origin:
-                info['text']['mark'], info['cell']['mark'] = lens_cells.NAN_MARK, 'nan-origin'
+                info['text']['mark'], info['cell']['mark'] = lens_words.NAN_MARK, 'nan-origin'
         else:
             info = variable_cells(self.state, ident, name, self.look)
             values = [info['text'][k] for k in ('data', 'grad') if k in info['text']]
