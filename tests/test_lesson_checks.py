@@ -674,6 +674,8 @@ CASES = [
         (lambda: {'tanh': 0.125, 'relu': np.sqrt(2 / 16)}, ['Fan-in']),
         (lambda: {'tanh': 0.125, 'relu': 0.125}, ['doubles']),
         (lambda: {'tanh': np.sqrt(2 / 64), 'relu': np.sqrt(2 / 64)}, ['zeroes nothing']),
+        # Glorot's 2/(fan_in + fan_out) = 0.158 for 64 -> 16 (GlorotNormal's rule)
+        (lambda: {'tanh': np.sqrt(2 / 80), 'relu': np.sqrt(2 / 64)}, ['Glorot']),
         (lambda: {'tanh': np.sqrt(1 / 64)}, ['One entry per name'])]),
     ('exA1_recorded', lambda: {'y1', 'y3', 'y4'}, [
         (lambda: {'y1', 'y2', 'y3'}, ['y2 was computed inside no_backprop_mode']),
