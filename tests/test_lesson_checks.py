@@ -495,7 +495,9 @@ CASES = [
         (lambda: np.array([2.0, 0.0, 2.0]), ['y itself']),
         (lambda: np.array([6.0, 0.0, 6.0]), ['kept the x']),
         (lambda: 3 * np.array([-1.0, 0, 2]) ** 2 + 3, ['Sign']),
-        (lambda: np.array([-1.0, 0, 2]) ** 2 - 3, ['Power rule'])]),
+        (lambda: np.array([-1.0, 0, 2]) ** 2 - 3, ['Power rule']),
+        # the answer cell run twice: a second backward adds to x.grad
+        (lambda: np.array([0.0, -6.0, 18.0]), ['backward ran twice'])]),
     ('ex02_forward', _neuron_forward, [
         (lambda: _neuron_forward(z=P['w0'] * P['x0'] + P['w1'] * P['x1']), ['bias w2']),
         (lambda: _neuron_forward(e=math.exp(HAND['z'])), ['minus sign']),

@@ -72,7 +72,22 @@ def _topological(how='right'):
             queue.extend(n.creator for n in func.inputs if n.creator is not None)
         return order
 
-    return breadth_first if how == 'bfs' else reverse_topological
+    def preorder(y):
+        # appends a function when it is first reached, before what feeds it
+        order, seen = [], set()
+
+        def visit(func):
+            if func is None or func in seen:
+                return
+            seen.add(func)
+            order.append(func)
+            for node in func.inputs:
+                visit(node.creator)
+
+        visit(y.creator)
+        return order
+
+    return {'bfs': breadth_first, 'preorder': preorder}.get(how, reverse_topological)
 
 
 def _my_backward(how='right', order=None):
@@ -118,6 +133,7 @@ def test_ex06_order_accepts_a_depth_first_sort_and_rejects_the_usual_mistakes():
     rejected(checks.ex06_order(_topological('not_reversed')), 'forward order', 'backwards')
     rejected(checks.ex06_order(_topological('first_input')), 'missing', 'every input')
     rejected(checks.ex06_order(_topological('bfs')), 'breadth-first', 'different lengths')
+    rejected(checks.ex06_order(_topological('preorder')), 'pre-order', 'post-order')
     rejected(checks.ex06_order(_topological('nodes')), 'FunctionNode')
     rejected(checks.ex06_order(lambda y: None), 'list')
 

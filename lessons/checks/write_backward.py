@@ -105,9 +105,34 @@ def _order_mistake(order: list, y: Variable) -> str | None:
     if safe({f: -i for f, i in position.items()}):
         return ('That is the forward order (the first function first): backward starts '
                 'at y, so read your list backwards.')
+    if _is_depth_first_preorder(order, y):
+        return ('That is a depth-first pre-order: each function is listed when the walk '
+                'first reaches it, so where paths meet (h here feeds three uses) h\'s '
+                'creator comes before a use of h that the walk reaches later. List a '
+                'function after visiting the creators of its inputs (post-order), then '
+                'reverse the list.')
     return ('A function comes before another that uses its output. Every use of a '
             'variable must have sent its part before its creator runs; a breadth-first '
             'walk from y breaks this where paths of different lengths meet.')
+
+
+def _is_depth_first_preorder(order: list, y: Variable) -> bool:
+    """Whether ``order`` lists the functions as a depth-first walk from y.creator first
+    reaches them (inputs taken in any order): each next function is an unlisted creator
+    of an input of the deepest function on the walk's path that still has one."""
+    def feeders(func: Any) -> set:
+        return {node.creator for node in func.inputs if node.creator is not None}
+
+    listed, path = set(), []
+    for k, func in enumerate(order):
+        while path and not feeders(path[-1]) - listed:
+            path.pop()
+        reachable = {y.creator} if k == 0 else feeders(path[-1]) - listed if path else set()
+        if func not in reachable:
+            return False
+        listed.add(func)
+        path.append(func)
+    return True
 
 
 @_checker(answer=lambda: (
