@@ -143,8 +143,15 @@ def _train_truncated(cut=True, keep_h=True, clear=False):
 
 
 def _train_step(clear=True, update=True, clear_between=False, loss_after=False,
-                update_first=False):
+                update_first=False, mse=False):
     def train_step(model, optimizer, x, t):
+        if mse:  # trains on a squared error, clearing the grads first; returns the loss asked
+            model.cleargrads()
+            one_hot = np.eye(3, dtype=np.float32)[t]
+            F.mean_squared_error(F.softmax(model(x)), one_hot).backward()
+            loss = F.softmax_cross_entropy(model(x), t)
+            optimizer.update()
+            return float(loss.array)
         if update_first:  # the update uses the previous call's gradients
             optimizer.update()
             update = False
@@ -711,7 +718,8 @@ CASES = [
         (lambda: _train_step(update=False), ['optimizer.update()']),
         (lambda: _train_step(clear_between=True), ['not between']),
         (lambda: _train_step(loss_after=True), ['before the update']),
-        (lambda: _train_step(update_first=True), ['not before'])]),
+        (lambda: _train_step(update_first=True), ['not before']),
+        (lambda: _train_step(mse=True), ['loss you call backward on', 'softmax_cross_entropy'])]),
     ('exA3_max_scale', lambda: 2.0**14, [
         (lambda: 2.0**15, ['overflows']),
         (lambda: 65504 / 3, ['power of two']),
