@@ -111,6 +111,9 @@ def _my_backward(how='right', order=None):
                     continue
                 if how == 'store':
                     grads[node] = g
+                elif how == 'inplace' and node in grads:
+                    # adds into the array of a gradient object another input may share
+                    grads[node].array += g.array
                 else:
                     grads[node] = g if node not in grads else grads[node] + g
         if how == 'set_grad':
@@ -183,6 +186,7 @@ def test_ex06_backward_accepts_the_loop_and_rejects_the_usual_mistakes():
     accepted(checks.ex06_backward(_my_backward()))
     accepted(checks.ex06_backward(_my_backward(order=_by_rank)))
     rejected(checks.ex06_backward(_my_backward('store')), 'fan-out adds')
+    rejected(checks.ex06_backward(_my_backward('inplace')), 'in place', 'same gradient object')
     rejected(checks.ex06_backward(_my_backward(order=_topological('bfs'))),
              'breadth-first')
     rejected(checks.ex06_backward(_my_backward('engine')), "engine's backward", 'y.backward()')
