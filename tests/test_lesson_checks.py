@@ -143,8 +143,15 @@ def _train_truncated(cut=True, keep_h=True, clear=False):
 
 
 def _train_step(clear=True, update=True, clear_between=False, loss_after=False,
-                update_first=False):
+                update_first=False, mse=False):
     def train_step(model, optimizer, x, t):
+        if mse:  # trains on a squared error, clearing the grads first; returns the loss asked
+            model.cleargrads()
+            one_hot = np.eye(3, dtype=np.float32)[t]
+            F.mean_squared_error(F.softmax(model(x)), one_hot).backward()
+            loss = F.softmax_cross_entropy(model(x), t)
+            optimizer.update()
+            return float(loss.array)
         if update_first:  # the update uses the previous call's gradients
             optimizer.update()
             update = False
@@ -495,7 +502,9 @@ CASES = [
         (lambda: np.array([2.0, 0.0, 2.0]), ['y itself']),
         (lambda: np.array([6.0, 0.0, 6.0]), ['kept the x']),
         (lambda: 3 * np.array([-1.0, 0, 2]) ** 2 + 3, ['Sign']),
-        (lambda: np.array([-1.0, 0, 2]) ** 2 - 3, ['Power rule'])]),
+        (lambda: np.array([-1.0, 0, 2]) ** 2 - 3, ['Power rule']),
+        # the answer cell run twice: a second backward adds to x.grad
+        (lambda: np.array([0.0, -6.0, 18.0]), ['backward ran twice'])]),
     ('ex02_forward', _neuron_forward, [
         (lambda: _neuron_forward(z=P['w0'] * P['x0'] + P['w1'] * P['x1']), ['bias w2']),
         (lambda: _neuron_forward(e=math.exp(HAND['z'])), ['minus sign']),
@@ -674,6 +683,8 @@ CASES = [
         (lambda: {'tanh': 0.125, 'relu': np.sqrt(2 / 16)}, ['Fan-in']),
         (lambda: {'tanh': 0.125, 'relu': 0.125}, ['doubles']),
         (lambda: {'tanh': np.sqrt(2 / 64), 'relu': np.sqrt(2 / 64)}, ['zeroes nothing']),
+        # Glorot's 2/(fan_in + fan_out) = 0.158 for 64 -> 16 (GlorotNormal's rule)
+        (lambda: {'tanh': np.sqrt(2 / 80), 'relu': np.sqrt(2 / 64)}, ['Glorot']),
         (lambda: {'tanh': np.sqrt(1 / 64)}, ['One entry per name'])]),
     ('exA1_recorded', lambda: {'y1', 'y3', 'y4'}, [
         (lambda: {'y1', 'y2', 'y3'}, ['y2 was computed inside no_backprop_mode']),
@@ -707,7 +718,8 @@ CASES = [
         (lambda: _train_step(update=False), ['optimizer.update()']),
         (lambda: _train_step(clear_between=True), ['not between']),
         (lambda: _train_step(loss_after=True), ['before the update']),
-        (lambda: _train_step(update_first=True), ['not before'])]),
+        (lambda: _train_step(update_first=True), ['not before']),
+        (lambda: _train_step(mse=True), ['loss you call backward on', 'softmax_cross_entropy'])]),
     ('exA3_max_scale', lambda: 2.0**14, [
         (lambda: 2.0**15, ['overflows']),
         (lambda: 65504 / 3, ['power of two']),

@@ -72,7 +72,22 @@ def _topological(how='right'):
             queue.extend(n.creator for n in func.inputs if n.creator is not None)
         return order
 
-    return breadth_first if how == 'bfs' else reverse_topological
+    def preorder(y):
+        # appends a function when it is first reached, before what feeds it
+        order, seen = [], set()
+
+        def visit(func):
+            if func is None or func in seen:
+                return
+            seen.add(func)
+            order.append(func)
+            for node in func.inputs:
+                visit(node.creator)
+
+        visit(y.creator)
+        return order
+
+    return {'bfs': breadth_first, 'preorder': preorder}.get(how, reverse_topological)
 
 
 def _my_backward(how='right', order=None):
@@ -96,6 +111,9 @@ def _my_backward(how='right', order=None):
                     continue
                 if how == 'store':
                     grads[node] = g
+                elif how == 'inplace' and node in grads:
+                    # adds into the array of a gradient object another input may share
+                    grads[node].array += g.array
                 else:
                     grads[node] = g if node not in grads else grads[node] + g
         if how == 'set_grad':
@@ -118,6 +136,7 @@ def test_ex06_order_accepts_a_depth_first_sort_and_rejects_the_usual_mistakes():
     rejected(checks.ex06_order(_topological('not_reversed')), 'forward order', 'backwards')
     rejected(checks.ex06_order(_topological('first_input')), 'missing', 'every input')
     rejected(checks.ex06_order(_topological('bfs')), 'breadth-first', 'different lengths')
+    rejected(checks.ex06_order(_topological('preorder')), 'pre-order', 'post-order')
     rejected(checks.ex06_order(_topological('nodes')), 'FunctionNode')
     rejected(checks.ex06_order(lambda y: None), 'list')
 
@@ -167,6 +186,7 @@ def test_ex06_backward_accepts_the_loop_and_rejects_the_usual_mistakes():
     accepted(checks.ex06_backward(_my_backward()))
     accepted(checks.ex06_backward(_my_backward(order=_by_rank)))
     rejected(checks.ex06_backward(_my_backward('store')), 'fan-out adds')
+    rejected(checks.ex06_backward(_my_backward('inplace')), 'in place', 'same gradient object')
     rejected(checks.ex06_backward(_my_backward(order=_topological('bfs'))),
              'breadth-first')
     rejected(checks.ex06_backward(_my_backward('engine')), "engine's backward", 'y.backward()')

@@ -141,8 +141,10 @@ FAN_IN, FAN_OUT = 64, 16
 
 @_checker
 def ex12_init_std(std: Any) -> Feedback:
-    """The standard deviation of the weights of a FAN_IN -> FAN_OUT layer: Xavier
-    (LeCun's form, Var = 1/fan_in) before tanh, He (Var = 2/fan_in) before ReLU."""
+    """The standard deviation of the weights of a FAN_IN -> FAN_OUT layer that keeps the
+    forward signal's variance: LeCun's Var = 1/fan_in before tanh, He's Var = 2/fan_in
+    before ReLU (Glorot's 2/(fan_in + fan_out) is diagnosed: it weighs the backward pass
+    too)."""
     want = {'tanh': math.sqrt(1 / FAN_IN), 'relu': math.sqrt(2 / FAN_IN)}
     return _compare_named(
         'ex12_init_std', std, want,
@@ -157,5 +159,9 @@ def ex12_init_std(std: Any) -> Feedback:
                   ({'relu': math.sqrt(1 / FAN_IN)}, 'ReLU zeroes half of its inputs, so He '
                    'doubles the variance to keep the signal\'s size.'),
                   ({'tanh': math.sqrt(2 / FAN_IN)}, "He's factor 2 makes up for the half "
-                   "ReLU zeroes; tanh zeroes nothing.")],
+                   "ReLU zeroes; tanh zeroes nothing."),
+                  ({'tanh': math.sqrt(2 / (FAN_IN + FAN_OUT))}, "That is Glorot's "
+                   f"2/(fan_in + fan_out) (GlorotNormal's), which also weighs the backward "
+                   f"pass's {FAN_OUT} outputs; the question asks for the rule that keeps the "
+                   f"forward signal's variance, which counts only the {FAN_IN} inputs.")],
         rtol=1e-3, atol=0.0)

@@ -52,7 +52,11 @@ def ex01_cubic(grad: Any) -> Feedback:
                               (3 * x**2 + 3, 'Sign: the -3x term contributes a negative '
                                'constant.'),
                               (x**2 - 3, 'Power rule: the exponent 3 comes down as a factor '
-                               '(x**3 gives 3 times x squared).')],
+                               '(x**3 gives 3 times x squared).'),
+                              (2 * (3 * x**2 - 3), 'Every element is twice the derivative: '
+                               'backward ran twice on the same x (the cell was run again), '
+                               'and a second backward adds to x.grad. Make x afresh in the '
+                               'cell (or call x.cleargrad() first), then run it once.')],
                     todo='the x.grad that backward() computes (run the cell above first)')
 
 

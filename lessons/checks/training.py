@@ -48,10 +48,11 @@ def ex10_train_step(train_step: Any) -> Feedback:
     model, x, t = _small_problem()
     opt = chainer.optimizers.SGD(lr=0.5).setup(model)
     first_loss = float(F.softmax_cross_entropy(model(x), t).array)
-    losses = []
+    losses, weights = [], []
     for _ in range(3):
         result = _call('ex10_train_step', train_step, model, opt, x, t)
         losses.append(result)
+        weights.append(model.W.array.copy())
     returned = _as_array(losses[0])
     if returned is not None and returned.size == 1 and np.isnan(returned.item()):
         _wrong('ex10_train_step', 'the first call returned nan.', 'The weights became NaN: '
@@ -72,6 +73,14 @@ def ex10_train_step(train_step: Any) -> Feedback:
         return _wrong('ex10_train_step', 'after three calls the weights are two SGD steps '
                       'along.', 'optimizer.update() uses the gradients that backward has just '
                       'computed: call it after loss.backward(), not before.')
+    if np.isfinite(weights[0]).all() and not np.allclose(weights[0], _reference_steps(1),
+                                                         atol=1e-5):
+        # wrong from the first step on, before any earlier gradient could be added in
+        return _wrong('ex10_train_step', 'the first call already moved the weights '
+                      'differently from one SGD step.',
+                      'The update follows the gradient of the loss you call backward on: '
+                      'train on this batch\'s F.softmax_cross_entropy(model(x), t), the '
+                      'loss you return, with the optimizer you were given.')
     if not np.allclose(model.W.array, _reference_steps(1), atol=1e-5):
         return _wrong('ex10_train_step', 'after three calls the weights differ from '
                       'three SGD steps.',

@@ -58,13 +58,21 @@ def _meeting_paths(x0: np.ndarray, w0: np.ndarray) -> tuple[list[Variable], Vari
     return [x, w], y
 
 
+def _shared_gradient() -> tuple[list[Variable], Variable]:
+    """y = (p + q) + p: each add's backward hands one gradient object to both of its
+    inputs, so an in-place += on p's gradient would change q's too (p 2, q 1)."""
+    p, q = Variable(np.array(1.5), name='p'), Variable(np.array(-0.5), name='q')
+    return [p, q], (p + q) + p
+
+
 def _problems() -> list[tuple[list[Variable], Variable]]:
     """Fresh graphs to run the learner's code on: the lesson's example at two points,
-    and the meeting paths at points of both signs."""
+    two adds sharing a gradient object, and the meeting paths at points of both signs."""
     problems = []
     for x0 in (0.5, -1.3):
         x, y, _ = example(x0)
         problems.append(([x], y))
+    problems.append(_shared_gradient())
     problems.append(_meeting_paths(np.array([0.5, -1.3]), np.array([0.7, -0.4])))
     return problems
 
@@ -105,9 +113,34 @@ def _order_mistake(order: list, y: Variable) -> str | None:
     if safe({f: -i for f, i in position.items()}):
         return ('That is the forward order (the first function first): backward starts '
                 'at y, so read your list backwards.')
+    if _is_depth_first_preorder(order, y):
+        return ('That is a depth-first pre-order: each function is listed when the walk '
+                'first reaches it, so where paths meet (h here feeds three uses) h\'s '
+                'creator comes before a use of h that the walk reaches later. List a '
+                'function after visiting the creators of its inputs (post-order), then '
+                'reverse the list.')
     return ('A function comes before another that uses its output. Every use of a '
             'variable must have sent its part before its creator runs; a breadth-first '
             'walk from y breaks this where paths of different lengths meet.')
+
+
+def _is_depth_first_preorder(order: list, y: Variable) -> bool:
+    """Whether ``order`` lists the functions as a depth-first walk from y.creator first
+    reaches them (inputs taken in any order): each next function is an unlisted creator
+    of an input of the deepest function on the walk's path that still has one."""
+    def feeders(func: Any) -> set:
+        return {node.creator for node in func.inputs if node.creator is not None}
+
+    listed, path = set(), []
+    for k, func in enumerate(order):
+        while path and not feeders(path[-1]) - listed:
+            path.pop()
+        reachable = {y.creator} if k == 0 else feeders(path[-1]) - listed if path else set()
+        if func not in reachable:
+            return False
+        listed.add(func)
+        path.append(func)
+    return True
 
 
 @_checker(answer=lambda: (
@@ -197,6 +230,25 @@ def _watch(y: Variable) -> list:
     return calls
 
 
+def _right_with_distinct_gradients(exercise: str, my_backward: Any, make: int) -> bool:
+    """Whether the learner's backward gives the engine's gradients once no two inputs
+    share a gradient object (each backward's results copied): then what went wrong is an
+    in-place update of a shared one."""
+    leaves, y = _problems()[make]
+    for func in _functions(y):
+        def copying(*args: Any, _backward: Any = func.backward) -> Any:
+            return tuple(None if g is None else Variable(g.array.copy())
+                         for g in _backward(*args))
+        func.backward = copying
+    try:
+        grads = _call(exercise, my_backward, y)
+        got = [grads[x.node].array for x in leaves]
+    except Exception:  # the learner's code failing here proves nothing
+        return False
+    leaves_e, y_e = _problems()[make]
+    return _same(got, _engine_grads(leaves_e, y_e))
+
+
 def _diagnose(calls: list, y: Variable) -> str:
     """The hint for wrong gradients, read off which backwards ran in what order."""
     if not calls:
@@ -277,6 +329,12 @@ def ex06_backward(my_backward: Any) -> Feedback:
             return _wrong(exercise, "close to the engine's gradients, but not equal.",
                           'The chain rule gives them exactly: a finite difference is only '
                           "an estimate. Use each function's backward.")
+        if _right_with_distinct_gradients(exercise, my_backward, make):
+            return _wrong(exercise, "the gradients differ from the engine's.",
+                          'A += changed a gradient in place, and one function handed that '
+                          "same gradient object to two inputs (an add's backward gives gy to "
+                          'both): the other input\'s gradient changed with it. Add into a new '
+                          'object, grads[node] = grads[node] + g, never .array += g.array.')
         return _wrong(exercise, "the gradients differ from the engine's.", _diagnose(calls, y))
     return _ok(exercise, "the engine's gradients, by your own loop: also where two paths "
                'meet and where one variable is both inputs of a multiply.')
