@@ -122,3 +122,13 @@ def test_the_panel_keeps_statistics_and_the_heatmap_for_a_big_array(view_of):
     assert main['grad'] == (f'shape (10, 16) float64: norm 1.361 min {lo:.4g} max {hi:.4g} '
                             f'mean {g.mean():.4g}')
     assert {m['label'] for m in p['heatmaps']} == {'grad', 'data'}
+
+
+def test_a_functions_retained_array_is_a_table_on_its_own_lines(view_of):
+    x = chainer.Variable(np.array([[1.0, 2.0], [3.0, 40.0]]), name='x')
+    sq = x ** 2
+    view = view_of(F.sum(sq))
+    view.select(sq.creator)
+    details = {row[0]: row[1] for row in view.panel['details']}
+    assert details['retained arrays'].splitlines() == ['input:', '     0     1',
+                                                       '0  1.0   2.0', '1  3.0  40.0']
