@@ -165,11 +165,11 @@ def test_large_arrays_get_statistics_and_heatmap():
         view.select(x)
         p = view.panel
         main = {row[0]: row[1] for row in p['main']}
-        assert main['value'].startswith('shape (10, 20) float64: min 0 max 199')
-        assert main['grad'].startswith('shape (10, 20) float64: min 2 max 2')
+        assert main['value'] == 'shape (10, 20) float64: norm 1627 min 0 max 199 mean 99.5'
+        assert main['grad'] == 'shape (10, 20) float64: norm 28.28 min 2 max 2 mean 2'
         assert main['shape'] == '(10, 20) float64'
-        cells = view.nodes[f'n{events.uid(x)}']['text']  # on the node: shape and mean
-        assert cells['data'] == '10×20 mean 99.5' and cells['grad'] == '10×20 mean 2.0'
+        cells = view.nodes[f'n{events.uid(x)}']['text']  # on the node: shape and norm
+        assert cells['data'] == '10×20 norm 1627' and cells['grad'] == '10×20 norm 28.28'
         maps = {m['label']: m for m in p['heatmaps']}
         assert maps['data']['rows'] == 10 and maps['data']['cols'] == 20
         assert maps['data']['values'][0] == 0.0 and maps['data']['values'][-1] == 1.0

@@ -111,7 +111,7 @@ def slot_for(node: graph.Node) -> int:
     size = math.prod(shape)
     if size <= arrays.IN_FULL:
         return 2 + size * SCALAR_SLOT + 2 * (size - 1)  # [a, b, c]
-    return len(arrays.text_shape(shape)) + 6 + SCALAR_SLOT + 2  # 3×4 mean -0.001234
+    return len(arrays.text_shape(shape)) + 6 + SCALAR_SLOT + 2  # 3×4 norm 0.001234
 
 
 def tooltip(node: graph.Node, name: str) -> str:

@@ -98,6 +98,12 @@ def _big(value: Any) -> bool:
     return host is not None and getattr(host, 'size', 0) > arrays.SMALL
 
 
+def _labelled(label: str, array: Any) -> str:
+    """``label: value``; a table of several lines starts on a line of its own (aligned)."""
+    text = arrays.as_text(array)
+    return f'{label}:' + ('\n' if '\n' in text else ' ') + text
+
+
 def _function(state: ViewState, node: graph.Node, obj: Any, names: Names) -> dict:
     model = state.model
     table = names.table(model)
@@ -122,9 +128,8 @@ def _function(state: ViewState, node: graph.Node, obj: Any, names: Names) -> dic
     if obj is not None:
         retained = []
         try:
-            retained += [f'input: {arrays.as_text(v.array)}' for v in obj.get_retained_inputs()]
-            retained += [f'output: {arrays.as_text(v.array)}'
-                         for v in obj.get_retained_outputs()]
+            retained += [_labelled('input', v.array) for v in obj.get_retained_inputs()]
+            retained += [_labelled('output', v.array) for v in obj.get_retained_outputs()]
         except Exception as error:  # an unchained or odd node: say so, do not fail the panel
             retained.append(f'(not available: {error})')
         details.append(['retained arrays', '\n'.join(retained) or 'none'])
