@@ -676,7 +676,9 @@ CASES = [
         (lambda: {5: 1.25, 10: 2.5}, ['multiplies the slopes']),
         (lambda: {5: 0.25**4, 10: 0.25**9}, ['Count the sigmoids']),
         (lambda: {5: 4.0**5, 10: 4.0**10}, ['shrinks']),
-        (lambda: {5: 0.25**5}, ['One entry per name'])]),
+        (lambda: {5: 0.25**5}, ['One entry per name']),
+        # the chain's true maximum (inner sigmoids output (0, 1)): right, not the bound
+        (lambda: {5: 6.81e-4, 10: 3.90e-7}, ['sharper than asked'])]),
     ('ex12_init_std', lambda: {'tanh': 0.125, 'relu': np.sqrt(2 / 64)}, [
         (lambda: {'tanh': 1 / 64, 'relu': 2 / 64}, ['variances']),
         (lambda: {'tanh': np.sqrt(1 / 16), 'relu': np.sqrt(2 / 64)}, ['Fan-in']),
