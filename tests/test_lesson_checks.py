@@ -1570,3 +1570,18 @@ def test_lesson_one_uses_the_tutorial_example():
     text = (LESSONS / 'source' / '01_variables_and_derivatives.md').read_text(encoding='utf-8')
     assert 'x = Variable(np.array([5], dtype=np.float32))' in text
     assert 'y = x**2 - 2*x + 1' in text
+
+
+@pytest.mark.parametrize(('lesson', 'check', 'answer_words'), [
+    # 1.2: a second backward adds to x.grad
+    ('01_variables_and_derivatives', 'checks.ex01_accumulate(', 'adds its result'),
+    # 12.3: the variance rules it asks for
+    ('12_deep_nets', 'checks.ex12_init_std(', 'Var}(W) = 1/n_'),
+])
+def test_a_question_is_not_answered_above_it(lesson, check, answer_words):
+    """The text that answers an exercise comes after its check cell, never before."""
+    cells = json.loads((LESSONS / f'{lesson}.ipynb').read_text())['cells']
+    sources = [''.join(cell['source']) for cell in cells]
+    checked = next(i for i, s in enumerate(sources) if check in s)
+    said = [i for i, s in enumerate(sources) if answer_words in s]
+    assert said and min(said) > checked, (lesson, said, checked)
