@@ -676,7 +676,9 @@ CASES = [
         (lambda: {5: 1.25, 10: 2.5}, ['multiplies the slopes']),
         (lambda: {5: 0.25**4, 10: 0.25**9}, ['Count the sigmoids']),
         (lambda: {5: 4.0**5, 10: 4.0**10}, ['shrinks']),
-        (lambda: {5: 0.25**5}, ['One entry per name'])]),
+        (lambda: {5: 0.25**5}, ['One entry per name']),
+        # the chain's true maximum (inner sigmoids output (0, 1)): right, not the bound
+        (lambda: {5: 6.81e-4, 10: 3.90e-7}, ['sharper than asked'])]),
     ('ex12_init_std', lambda: {'tanh': 0.125, 'relu': np.sqrt(2 / 64)}, [
         (lambda: {'tanh': 1 / 64, 'relu': 2 / 64}, ['variances']),
         (lambda: {'tanh': np.sqrt(1 / 16), 'relu': np.sqrt(2 / 64)}, ['Fan-in']),
@@ -1568,3 +1570,18 @@ def test_lesson_one_uses_the_tutorial_example():
     text = (LESSONS / 'source' / '01_variables_and_derivatives.md').read_text(encoding='utf-8')
     assert 'x = Variable(np.array([5], dtype=np.float32))' in text
     assert 'y = x**2 - 2*x + 1' in text
+
+
+@pytest.mark.parametrize(('lesson', 'check', 'answer_words'), [
+    # 1.2: a second backward adds to x.grad
+    ('01_variables_and_derivatives', 'checks.ex01_accumulate(', 'adds its result'),
+    # 12.3: the variance rules it asks for
+    ('12_deep_nets', 'checks.ex12_init_std(', 'Var}(W) = 1/n_'),
+])
+def test_a_question_is_not_answered_above_it(lesson, check, answer_words):
+    """The text that answers an exercise comes after its check cell, never before."""
+    cells = json.loads((LESSONS / f'{lesson}.ipynb').read_text())['cells']
+    sources = [''.join(cell['source']) for cell in cells]
+    checked = next(i for i, s in enumerate(sources) if check in s)
+    said = [i for i, s in enumerate(sources) if answer_words in s]
+    assert said and min(said) > checked, (lesson, said, checked)

@@ -88,15 +88,16 @@ def run_app(script: Path, pressed: tuple[str, ...]) -> tuple[list[str], float, s
     return shown, grad, printed
 
 
-def gated_outputs(shown: list[str]) -> tuple[str, str]:
-    """What the two gated cells show: each is the last cell before a section's heading
-    (1.2's second backward before *More than one element*, 1.3's measured slopes before
-    *See the graph*)."""
-    def before(heading: str) -> str:
+def gated_outputs(shown: list[str]) -> tuple[str, str, str]:
+    """What the gated cells show, found by the section heading after them: 1.2's second
+    backward and then its explanation before *More than one element*, 1.3's measured
+    slopes before *See the graph*."""
+    def before(heading: str, back: int = 1) -> str:
         at = [i for i, s in enumerate(shown) if f'id="{heading}"' in s]
         assert len(at) == 1, heading
-        return shown[at[0] - 1]
-    return before('more-than-one-element'), before('see-the-graph')
+        return shown[at[0] - back]
+    return (before('more-than-one-element', 2), before('see-the-graph'),
+            before('more-than-one-element'))
 
 
 def test_the_lesson_runs_as_a_script_as_the_learner_gets_it():
@@ -119,15 +120,17 @@ def test_answers_wait_for_their_buttons(tmp_path):
     # nothing pressed: each gated cell says what to do, the second backward has not run
     # and the measured slopes (1.3's answer) are not printed
     shown, grad, printed = run_app(solved_copy(tmp_path), pressed=())
-    second_backward, compare = gated_outputs(shown)
+    second_backward, compare, explained = gated_outputs(shown)
     assert 'Predict first' in second_backward and 'press the button' in second_backward
+    assert 'accumulated' not in ''.join(shown)   # 1.2's answer is not said before it
     assert 'Do exercise 1.3 first' in compare and 'press the button' in compare
     assert grad == 8.0
     assert 'measured:' not in printed and 'engine  :' not in printed
     # pressed: in their place, the answers, and the reference answers still check
     shown, grad, printed = run_app(solved_copy(tmp_path), pressed=GATES)
-    second_backward, compare = gated_outputs(shown)
+    second_backward, compare, explained = gated_outputs(shown)
     assert second_backward == repr(np.array([16.0], dtype=np.float32))
+    assert 'accumulated' in explained
     assert grad == 16.0
     assert 'Do exercise 1.3 first' not in compare
     assert 'measured: [ 0. -3.  9.]' in printed and 'engine  : [ 0. -3.  9.]' in printed

@@ -4,6 +4,7 @@ initialisation that keeps its size."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -111,13 +112,45 @@ def ex12_predict(prediction: Any) -> Feedback:
 SIGMOID_DEPTHS = (5, 10)
 
 
+def _sigmoid_chain_max(n: int) -> float:
+    """max over x of |dy/dx| for y = sigmoid applied n times: a grid, then a finer one
+    around its best point (the product of slopes has one peak)."""
+    def slope_product(x: np.ndarray) -> np.ndarray:
+        product = np.ones_like(x)
+        for _ in range(n):
+            x = 1 / (1 + np.exp(-x))
+            product *= x * (1 - x)
+        return product
+
+    grid = np.linspace(-8.0, 8.0, 16001)
+    best = grid[np.argmax(slope_product(grid))]
+    return float(slope_product(np.linspace(best - 1e-3, best + 1e-3, 20001)).max())
+
+
+def _near(answer: Any, values: dict[str, float], rtol: float = 1e-3) -> bool:
+    """Whether a dict answer holds these numbers (keys compared as text), to rtol."""
+    if not isinstance(answer, Mapping) or {str(k) for k in answer} != set(values):
+        return False
+    try:
+        return all(np.isclose(float(v), values[str(k)], rtol=rtol, atol=0.0)
+                   for k, v in answer.items())
+    except (TypeError, ValueError):
+        return False
+
+
 @_checker
 def ex12_sigmoid_bound(bound: Any) -> Feedback:
-    """The largest factor by which n sigmoids in a chain (weights 1) can scale a gradient,
-    for each n of :data:`SIGMOID_DEPTHS`, as {n: bound}."""
+    """The upper bound that the sigmoid's largest slope, 1/4, puts on the factor by which
+    n sigmoids in a chain (weights 1) scale a gradient, for each n of
+    :data:`SIGMOID_DEPTHS`, as {n: bound}; the chain's true maximum is told apart."""
     def each(f: Any) -> dict[str, float]:
         return {str(n): f(n) for n in SIGMOID_DEPTHS}
 
+    if _near(bound, each(_sigmoid_chain_max)):
+        _wrong('ex12_sigmoid_bound', 'that is the true maximum, not the bound asked for.',
+               'Right, and sharper than asked: only the first sigmoid can sit at its '
+               'steepest point, since the inner ones output values in (0, 1). The question '
+               'asks for the bound that the largest slope of each sigmoid gives.')
     return _compare_named(
         'ex12_sigmoid_bound', bound, each(lambda n: 0.25**n),
         "Each sigmoid multiplies the gradient by its slope sigma'(z) = sigma(z)(1 - sigma(z)); "

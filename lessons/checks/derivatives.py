@@ -22,7 +22,8 @@ from .feedback import (
 def ex01_accumulate(prediction: Any) -> Feedback:
     """Predicted x.grad after a second y.backward() of y = x**2 - 2x + 1 at x = 5."""
     return _compare('ex01_accumulate', 'x.grad', prediction, [16.0],
-                    'backward() adds into x.grad; it never overwrites it.',
+                    'x.grad holds 8 before the call. Does backward() replace what '
+                    'is there, or combine with it? Decide, then work out the number.',
                     mistakes=[([8.0], 'Gradients accumulate: each backward() adds its 8 to '
                                'x.grad, until x.cleargrad().'),
                               ([0.0], 'Nothing resets x.grad between two backward() calls: '

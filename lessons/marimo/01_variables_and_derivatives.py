@@ -184,11 +184,10 @@ def _(mo):
     starts to win. In float32 rounding wins already below $h = 10^{-2}$: too coarse to
     tell a right gradient from a slightly wrong one. So numerical checks run in float64.
 
-    ## Gradients add up
+    ## A second backward
 
-    Gradients of inputs are **accumulated**: a second `backward()` adds its result to
-    what `x.grad` already holds. A variable used in several places collects the
-    contributions of each, but it surprises everyone once. `cleargrad()` resets it.
+    `x.grad` stays on `x` after `backward()` has run. What does another `backward()` do
+    to a gradient that is already there? `cleargrad()` empties it first:
     """)
     return
 
@@ -246,6 +245,18 @@ def _(mo, run_again, xa, ya):
                   'calls `ya.backward()` and shows `xa.grad`.*'))
     ya.backward()
     xa.grad
+    return
+
+
+@app.cell
+def _(mo, run_again):
+    mo.stop(not run_again.value)
+    mo.md(r"""
+    Gradients of inputs are **accumulated**: a second `backward()` adds its result to
+    what `x.grad` already holds. A variable used in several places collects the
+    contributions of each, but it surprises everyone once; `cleargrad()` (or making `x`
+    afresh) starts again from nothing.
+    """)
     return
 
 
