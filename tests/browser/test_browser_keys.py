@@ -108,6 +108,8 @@ def test_keys_stay_in_the_view(page, lab_server, notebook_root):
     step.click()
     assert focus_in_view(widget), 'a click on Step left the focus outside the view'
     page.keyboard.press('x')
+    page.wait_for_timeout(300)
+    assert cells(page) == before, 'x after a click on Step reached the notebook'
     fit = widget.locator('button[data-action="fit"]')
     press_all(page, widget, fit.focus, LETTERS + ['Enter'], 'Fit button')
     assert cells(page) == before, 'a key on a button reached the notebook'
