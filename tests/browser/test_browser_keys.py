@@ -36,8 +36,8 @@ view''',
     "after = 'a cell after the view'",
 ]
 
-#: JupyterLab's single-key command-mode shortcuts (cut, copy, paste, insert, cell types,
-#: headings, undo, interrupt by i,i, delete by d,d, restart by 0,0 is left out on purpose).
+#: JupyterLab's single-key command-mode shortcuts: cut, copy, paste, insert above/below,
+#: cell types, headings, undo, interrupt (i,i), delete (d,d), zoom; restart (0,0) is left out.
 LETTERS = list('abcdimorsvxyz') + list('123456') + ['-']
 
 CELLS_JS = """() => Array.from(document.querySelectorAll('.jp-NotebookPanel .jp-Notebook .jp-Cell'))
