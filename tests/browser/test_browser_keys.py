@@ -60,6 +60,10 @@ def press_all(page, widget, focus, keys, what: str) -> None:
     for key in keys:
         focus()
         assert focus_in_view(widget), f'{what}: the focus is not in the view before {key!r}'
+        # Lumino stops at the first element matching `... :focus`: the focused one itself
+        # must carry the mark for JupyterLab to skip its shortcuts
+        assert widget.evaluate("() => document.activeElement.hasAttribute("
+                               "'data-lm-suppress-shortcuts')"), f'{what}: no mark on the focus'
         page.keyboard.press(key)
         page.wait_for_timeout(60)
 

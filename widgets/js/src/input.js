@@ -1,7 +1,7 @@
 // What the student does on the page: keys and clicks become actions; the page does the
 // view's own (zoom, fit, menus, SVG and PNG) and sends the kernel's to it.
 import { exportPng, exportSvg } from './export.js';
-import { handBack, keepFocusOnClick, keepPlainKey, trapTab } from './keys.js';
+import { handBack, keepFocusOnClick, keepPlainKey, markFocused, trapTab } from './keys.js';
 import { isKernelAction } from './messages.js';
 import { KEYS } from './protocol.js';
 import { openMenu } from './toolbar.js';
@@ -71,6 +71,7 @@ export function bindInput(model, page, graph, send) {
     if (inspect.contains(b)) return;  // the panel's own buttons act themselves
     act(b.dataset.action);
   });
+  root.addEventListener('focusin', (event) => markFocused(root, event));
   root.addEventListener('keydown', (event) => {
     if (event.key === 'Tab' && !(event.ctrlKey || event.metaKey || event.altKey)) {
       event.stopPropagation();

@@ -1,7 +1,10 @@
 // While the view has the focus its keys are its own.  JupyterLab and Notebook 7 read no
 // shortcut whose target is inside an element marked data-lm-suppress-shortcuts (Lumino's
-// documented way; layout.js marks the root); the root also stops plain keys from bubbling
-// on to the host.  Tab and Shift+Tab go round the view's controls; Esc hands the focus
+// documented way; layout.js marks the root).  Lumino walks up from the focused element and
+// stops at the first one that matches a binding's selector, and command mode's selectors
+// end in `:focus`: the focused button itself matches before the walk reaches the root, so
+// each element that takes the focus is marked too (markFocused).  The root also stops
+// plain keys from bubbling on to the host.  Tab and Shift+Tab go round the view's controls; Esc hands the focus
 // back to the notebook cell that holds the view (command mode on that cell in JupyterLab).
 // Voila and marimo have no cell shortcuts: the mark and the trap cost them nothing, and
 // Esc there only leaves the view.
@@ -47,4 +50,13 @@ export function keepFocusOnClick(root, event) {
   if (root.contains(document.activeElement) && document.activeElement !== document.body) return;
   const target = event.target && event.target.closest ? event.target.closest(FOCUSABLE) : null;
   (target && root.contains(target) ? target : root).focus({ preventScroll: true });
+}
+
+// Whatever takes the focus inside the view carries the mark itself (see the top).
+export function markFocused(root, event) {
+  const target = event.target;
+  if (target && target !== root && root.contains(target) && target.setAttribute
+    && !target.hasAttribute('data-lm-suppress-shortcuts')) {
+    target.setAttribute('data-lm-suppress-shortcuts', 'true');
+  }
 }
