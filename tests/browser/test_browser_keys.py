@@ -1,4 +1,4 @@
-"""Keys belong to the view while it has the focus, in JupyterLab 4 (issue 38, point 1).
+"""Keys belong to the view while it has the focus, in JupyterLab 4 and Notebook 7 (issue 38.1).
 
 With the focus on a toolbar button (clicked with the mouse, as a student does), in a guess
 box, on the stage or in the inspect panel, every single-key command-mode shortcut of
@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 
 import jupyter_harness as jh
+import pytest
 
 try:
     from playwright.sync_api import expect
@@ -68,10 +69,11 @@ def press_all(page, widget, focus, keys, what: str) -> None:
         page.wait_for_timeout(60)
 
 
-def test_keys_stay_in_the_view(page, lab_server, notebook_root):
-    nb, probe_dir = jh.write_notebook(notebook_root, 'view_keys', CELLS)
+@pytest.mark.parametrize('host', ['lab', 'notebook7'])
+def test_keys_stay_in_the_view(host, page, lab_server, notebook_root):
+    nb, probe_dir = jh.write_notebook(notebook_root, f'view_keys_{host}', CELLS)
     probe = jh.Probe(probe_dir)
-    jh.open_in_lab(page, lab_server, nb, probe)
+    (jh.open_in_lab if host == 'lab' else jh.open_in_notebook7)(page, lab_server, nb, probe)
     widget = jh.wait_widget_ready(page, index=0)
     before = cells(page)
     assert len(before) >= 3 and any('runs = ' in src for _, src in before)
