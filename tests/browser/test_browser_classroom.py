@@ -1,7 +1,8 @@
 """Predicting and reading the picture as a class does it, in JupyterLab at 1280x800 (issue 29).
 
 A student predicts through the boxes as they type: click, type, Enter; the boxes of the
-next step start empty; Shift+Enter in a box runs the cell (no graded guess); a wrong
+next step start empty; Shift+Enter in a box checks the guess as Enter does (the cell is
+not run again, issue 38); a wrong
 guess names its step, Back brings the question back and a right retry is shown while
 the score keeps the first try.  Run to end by the End key keeps the focus in the view,
 so Home resets.  Then what the picture shows: a long variable name, GraphView(gx)'s top
@@ -85,14 +86,14 @@ def test_predict_as_a_student_types(page, lab_server, notebook_root):
     assert boxes.first.evaluate('(b) => b === document.activeElement')
     page.keyboard.type('1')
 
-    # Shift+Enter in a box runs the cell; it is not a guess
+    # Shift+Enter in a box checks the guess as Enter does; the cell is not run again
+    # (an empty second box: the focus goes to it, nothing is graded yet)
     page.keyboard.press('Shift+Enter')
-    probe.wait_for('runs == 2', timeout=15, what='Shift+Enter ran the cell')
+    assert boxes.nth(1).evaluate('(b) => b === document.activeElement')
     time.sleep(1.0)
+    assert probe.eval('runs') == 1, 'Shift+Enter in a guess box ran the cell again'
     assert score(probe)['total'] == 1 and probe.eval("view.status['step']") == 1
-    widget = jh.wait_widget_ready(page, index=0)
-    boxes = widget.locator('.agl-ledger input.agl-guess')
-    check = widget.locator('.agl-ledger button[data-action="guess"]')
+    boxes.nth(0).fill('')
 
     # a wrong guess: the verdict names the step and the target; the score counts it
     type_in(boxes.nth(0), '1')
@@ -111,6 +112,7 @@ def test_predict_as_a_student_types(page, lab_server, notebook_root):
     expect(counter(widget)).to_have_attribute('data-step', '1')
     expect(boxes).to_have_count(2)
     assert [b.input_value() for b in boxes.all()] == ['', '']
+    expect(boxes.first).to_be_focused()  # the retry is typed straight in (issue 38)
     type_in(boxes.nth(0), '1')
     type_in(boxes.nth(1), '-1/1')
     check.click()

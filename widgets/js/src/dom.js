@@ -18,8 +18,11 @@ export function button(action, label, name, key, cls = '') {
   return b;
 }
 
-// Keys typed into a text field stay there (not the widget's shortcuts, not the host's).
+// Keys typed into a text field stay there (not the widget's shortcuts, not the host's);
+// Tab and Esc go on to the view's root (its focus trap, its hand-back to the notebook).
 export function keepKeys(input) {
-  input.addEventListener('keydown', (event) => event.stopPropagation());
+  input.addEventListener('keydown', (event) => {
+    if (event.key !== 'Tab' && event.key !== 'Escape') event.stopPropagation();
+  });
   return input;
 }

@@ -1,6 +1,7 @@
 // What the student does on the page: keys and clicks become actions; the page does the
 // view's own (zoom, fit, menus, SVG and PNG) and sends the kernel's to it.
 import { exportPng, exportSvg } from './export.js';
+import { handBack, keepFocusOnClick, keepPlainKey, markFocused, trapTab } from './keys.js';
 import { isKernelAction } from './messages.js';
 import { KEYS } from './protocol.js';
 import { openMenu } from './toolbar.js';
@@ -64,19 +65,38 @@ export function bindInput(model, page, graph, send) {
   };
   bindOptionInputs(tools.inputs, send);
   root.addEventListener('click', (event) => {
+    keepFocusOnClick(root, event);
     const b = event.target.closest && event.target.closest('button[data-action]');
     if (!b || !root.contains(b) || b.disabled || b.dataset.action === 'guess') return;
     if (inspect.contains(b)) return;  // the panel's own buttons act themselves
     act(b.dataset.action);
   });
+  root.addEventListener('focusin', (event) => markFocused(root, event));
   root.addEventListener('keydown', (event) => {
+    if (event.key === 'Tab' && !(event.ctrlKey || event.metaKey || event.altKey)) {
+      event.stopPropagation();
+      trapTab(root, event);
+      return;
+    }
+    if (event.key === 'Escape' && !tools.panel.hidden) {  // Esc closes the menu first
+      event.preventDefault();
+      event.stopPropagation();
+      act('close-menu');
+      return;
+    }
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation();
+      handBack(root);
+      return;
+    }
+    keepPlainKey(event);
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const tag = event.target && event.target.tagName;
     if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA') return;
     const action = KEYS[event.key] || KEYS[event.key.toLowerCase()];
     if (!action) return;
     event.preventDefault();
-    event.stopPropagation();
     act(action);
   });
   return act;

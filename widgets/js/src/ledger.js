@@ -32,24 +32,6 @@ function rowsTable(rows) {
   return table;
 }
 
-// JupyterLab reads no shortcut inside an element marked data-lm-suppress-shortcuts (the
-// widget's root, so that its keys stay its own).  While a guess box has the focus the
-// mark is lifted, so that Shift+Enter there runs the cell as everywhere else.
-const SUPPRESS = 'data-lm-suppress-shortcuts';
-
-function syncShortcuts(box) {
-  const root = box.closest('.agl-root');
-  if (!root) return;
-  const at = document.activeElement;
-  if (at && at.classList.contains('agl-guess') && box.contains(at)) root.removeAttribute(SUPPRESS);
-  else root.setAttribute(SUPPRESS, 'true');
-}
-
-function letHostKeys(input, box) {
-  input.addEventListener('focus', () => syncShortcuts(box));
-  input.addEventListener('blur', () => syncShortcuts(box));
-}
-
 function guessBox(box, targets, onGuess) {
   const form = el('div', 'agl-guess-row');
   const inputs = targets.map((name, k) => {
@@ -61,12 +43,12 @@ function guessBox(box, targets, onGuess) {
     input.autocomplete = 'off';
     input.spellcheck = false;
     input.dataset.target = String(k);
-    letHostKeys(input, box);
     input.addEventListener('keydown', (event) => {
-      // Shift/Ctrl/Meta+Enter belong to the notebook (run the cell): not a guess.
-      if (event.key === 'Enter' && (event.shiftKey || event.ctrlKey || event.metaKey
-        || event.altKey)) return;
+      // Tab and Esc go on to the view's root (its focus trap, its hand-back to the notebook)
+      if (event.key === 'Tab' || event.key === 'Escape') return;
       event.stopPropagation();  // typed keys are the box's, not the widget's shortcuts
+      // Enter checks the guess; so do Shift/Ctrl/Meta+Enter, typed out of habit: they
+      // never reach the notebook, whose run-the-cell would replace the view and its score.
       if (event.key === 'Enter') {
         event.preventDefault();
         submit();
@@ -129,6 +111,8 @@ export function renderLedger(box, ledger, st, onGuess) {
         again.dataset.action = 'back';
         again.setAttribute('aria-label', 'Try this step again: back to its question (the score keeps your first try)');
         again.title = 'Back to this step\u2019s question; the score keeps your first try (key \u2190)';
+        // the question that comes back gets the focus in its first box
+        again.addEventListener('click', () => { box.dataset.focusGuess = question; });
         part.appendChild(again);
       }
     }
@@ -146,5 +130,8 @@ export function renderLedger(box, ledger, st, onGuess) {
   const inputs = box.querySelectorAll('input.agl-guess');
   if (typed) typed.forEach((v, k) => { if (inputs[k]) inputs[k].value = v; });
   if (focusAt >= 0 && inputs.length) inputs[same ? Math.min(focusAt, inputs.length - 1) : 0].focus();
-  syncShortcuts(box);
+  else if (box.dataset.focusGuess && box.dataset.focusGuess !== question && inputs.length) {
+    delete box.dataset.focusGuess;  // "Try this step again": its question is back
+    inputs[0].focus();
+  }
 }
