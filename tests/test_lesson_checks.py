@@ -1575,6 +1575,8 @@ def test_lesson_one_uses_the_tutorial_example():
 @pytest.mark.parametrize(('lesson', 'check', 'answer_words'), [
     # 1.2: a second backward adds to x.grad
     ('01_variables_and_derivatives', 'checks.ex01_accumulate(', 'adds its result'),
+    # 8.1: softsign's derivative
+    ('08_custom_function_node', 'checks.ex08_slope(', '{(1 + |x|)^2}'),
     # 12.3: the variance rules it asks for
     ('12_deep_nets', 'checks.ex12_init_std(', 'Var}(W) = 1/n_'),
 ])

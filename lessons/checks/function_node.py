@@ -31,7 +31,8 @@ from .feedback import (
 def ex08_slope(prediction: Any) -> Feedback:
     """Predicted dy/dx of softsign y = x / (1 + |x|) at x = -1."""
     return _compare('ex08_slope', 'dy/dx', prediction, 0.25,
-                    'dy/dx = 1 / (1 + |x|)**2; put x = -1 in.',
+                    'Differentiate x / (1 + |x|) with the quotient rule (d|x|/dx = '
+                    'sign(x)), simplify, then put x = -1 in.',
                     mistakes=[(0.5, 'Square the denominator: 1 / (1 + |x|)**2.'),
                               (-0.25, 'The slope of softsign is positive everywhere (it '
                                'always rises); |x| makes the sign of x disappear.'),
@@ -65,7 +66,8 @@ def ex08_forward(node_class: Any) -> Feedback:
                           'np.asarray, no new np.* arrays.')
         _check_array(
             exercise, f'Softsign()(x) {_where(device)}', result, x_host / (1 + np.abs(x_host)),
-            'forward gets a tuple of arrays and returns a tuple: (x / (1 + xp.abs(x)),).',
+            'forward gets a tuple of arrays and returns a tuple of arrays, one per '
+            'output; y = x / (1 + |x|) elementwise.',
             mistakes=[(x_host / (1 + x_host), 'Use the absolute value in the denominator: '
                        'xp.abs(x), with xp = backend.get_array_module(x).'),
                       (np.abs(x_host) / (1 + np.abs(x_host)), 'Only the denominator takes '
