@@ -1577,6 +1577,8 @@ def test_lesson_one_uses_the_tutorial_example():
     ('01_variables_and_derivatives', 'checks.ex01_accumulate(', 'adds its result'),
     # 8.1: softsign's derivative
     ('08_custom_function_node', 'checks.ex08_slope(', '{(1 + |x|)^2}'),
+    # 11.2: the truncated-BPTT loop (the demo's run() holds it, with the update)
+    ('11_cutting_the_graph', 'checks.ex11_truncated(', 'def run(k'),
     # 12.3: the variance rules it asks for
     ('12_deep_nets', 'checks.ex12_init_std(', 'Var}(W) = 1/n_'),
 ])
