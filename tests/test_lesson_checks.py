@@ -1589,3 +1589,17 @@ def test_a_question_is_not_answered_above_it(lesson, check, answer_words):
     checked = next(i for i, s in enumerate(sources) if check in s)
     said = [i for i, s in enumerate(sources) if answer_words in s]
     assert said and min(said) > checked, (lesson, said, checked)
+
+
+@pytest.mark.parametrize(('name', 'answer'), [
+    ('ex11_clip_step', {1: 0.1, 5: 0.5}),                    # keys 1.0 and 5.0, as ints
+    ('ex11_clip_step', {'1': 0.1, '5.0': 0.5}),              # ... and as text
+    ('ex12_sigmoid_bound', {5.0: 0.25**5, '10': 0.25**10}),  # keys 5 and 10
+    ('ex06_predict', {'0.5': 8.8776, -1: -3.4597}),          # keys 0.5 and -1.0
+])
+def test_dict_answers_compare_keys_by_value(name, answer):
+    accepted(checks.ALL[name](answer))
+
+
+def test_two_keys_meaning_one_are_refused():
+    rejected(checks.ex11_clip_step({1: 0.1, '1.0': 0.1, 5: 0.5}), 'One entry per name')
