@@ -111,11 +111,12 @@ def exA4_to_numpy(to_numpy: Any) -> Feedback:
         v = Variable(device.send(host))
         result = _call(exercise, to_numpy, v, known=[
             (AttributeError, 'get', '.get() exists only on CuPy arrays; '
-             'backend.CpuDevice().send(v.array) works for both.')])
+             'ask the CPU device (in backend) to send the array to itself: that works '
+             'for both.')])
         if isinstance(result, Variable):
             return _wrong(exercise, 'you returned a Variable.',
-                          'Return its array, copied to the CPU: '
-                          'backend.CpuDevice().send(v.array).')
+                          "Return its array, on the CPU (backend's CPU device can send "
+                          'an array to itself).')
         if str(v.device) != str(device):
             return _wrong(exercise, f'{_where(device)} your function moved v to {v.device}.',
                           'Leave v where it is: copy its array instead of moving the '
@@ -123,8 +124,8 @@ def exA4_to_numpy(to_numpy: Any) -> Feedback:
         if type(result) is not np.ndarray:
             return _wrong(exercise, f'{_where(device)} you returned '
                           f'{type(result).__module__}.{type(result).__name__}.',
-                          'On a GPU, v.array is a CuPy array: copy it to the CPU with '
-                          'backend.CpuDevice().send(v.array).')
+                          'On a GPU, v.array is a CuPy array: it still has to be sent to '
+                          "backend's CPU device.")
         _check_array(exercise, 'to_numpy(v)', result, host,
                               'Keep the values as they are; only the device changes.')
     return _ok(exercise, 'right' + _tried_where() + '.')

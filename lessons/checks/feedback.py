@@ -281,8 +281,38 @@ def _dict_answer(exercise: str, answer: Any, keys: Iterable[Any], *, todo: str, 
         got = {key(k): v for k, v in answer.items()} if isinstance(answer, Mapping) else None
     except (TypeError, ValueError):
         got = None
+    if isinstance(answer, Mapping) and (got is None or set(got) != set(wanted)):
+        got = _keyed_by_value(answer, wanted)
     if got is None or len(got) != len(answer) or set(got) != set(wanted):
         _wrong(exercise, f'give a dict with exactly the keys {_listed(wanted)}{at}.', hint)
+    return got
+
+
+def _key_value(key: Any) -> Any:
+    """A key as what it means: a number (1, 1.0 and '1' alike) where it reads as one,
+    else its text."""
+    if isinstance(key, (bool, np.bool_)):
+        return str(key)
+    try:
+        return float(key)
+    except (TypeError, ValueError):
+        return str(key)
+
+
+def _keyed_by_value(answer: Mapping, wanted: list[Any]) -> dict[Any, Any] | None:
+    """The answer re-keyed by the wanted keys its keys mean (``{1: ...}`` for the key
+    ``'1.0'``), or None when a key means none of them or two mean one.
+
+    >>> _keyed_by_value({1: 'a', '5': 'b'}, ['1.0', '5.0'])
+    {'1.0': 'a', '5.0': 'b'}
+    """
+    meaning = {_key_value(w): w for w in wanted}
+    got = {}
+    for k, v in answer.items():
+        w = meaning.get(_key_value(k))
+        if w is None or w in got:
+            return None
+        got[w] = v
     return got
 
 

@@ -64,11 +64,13 @@ def exA1_predict(predict: Any) -> Feedback:
         result = _call('exA1_predict', predict, model, x)
     applied = [e for e in log if e.kind == 'function_applied']
     want = x @ model.W.array.T + model.b.array
-    hint = 'Return model(x), computed inside `with chainer.no_backprop_mode():`.'
+    hint = ("Return the model's output for x as a Variable, computed with recording "
+            'switched off.')
     if any(e.recorded for e in applied):
         return _wrong('exA1_predict', 'the graph was recorded while your function ran '
                       '(whatever happened to it afterwards).',
-                      'Call the model inside `with chainer.no_backprop_mode():`; copying or '
+                      'The engine records while the functions run: run the model with '
+                      "recording switched off (this lesson's mode for it). Copying or "
                       'unchaining the result afterwards does not undo the recording.')
     if not applied:
         return _wrong('exA1_predict', 'no function of the engine ran: the model was not '
