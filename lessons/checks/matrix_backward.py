@@ -155,12 +155,18 @@ def ex09_linear(node_class: Any) -> Feedback:
 _MIXED = (TypeError, 'mixed', 'The one-hot must be on the same device as x: make it with '
           'xp = backend.get_array_module(...) (as in lesson 8\'s forward), not np.')
 
+#: A size written into the code: the second problem has 7 classes and 5 rows.
+_FIXED_SIZE = (IndexError, 'out of bounds', 'Something has a fixed size: the one-hot needs a '
+               'column per class of x (x.shape[1]) and the mean a row per example '
+               '(len(t)); the check tries a second size.')
 
-def _softmax_problem() -> tuple[np.ndarray, np.ndarray]:
+
+def _softmax_problems() -> list[tuple[np.ndarray, np.ndarray]]:
+    """Logits and labels at two sizes (4 rows of 3 classes, 5 rows of 7), so that a
+    one-hot or a mean written for one size fails at the other."""
     rng = np.random.default_rng(2)
-    x = rng.normal(size=(4, 3)) * 2
-    t = np.array([0, 2, 1, 2], dtype=np.int32)
-    return x, t
+    return [(rng.normal(size=(4, 3)) * 2, np.array([0, 2, 1, 2], dtype=np.int32)),
+            (rng.normal(size=(5, 7)) * 2, np.array([6, 0, 3, 3, 1], dtype=np.int32))]
 
 
 @_checker(gpu=True, answer=lambda: (
@@ -170,54 +176,56 @@ def ex09_softmax_ce(node_class: Any) -> Feedback:
     """SoftmaxCrossEntropy: the mean of -log softmax(x)[i, t[i]], and gx = (p - onehot) / N."""
     exercise = 'ex09_softmax_ce'
     _is_node_class(exercise, node_class, 'SoftmaxCrossEntropy')
-    x_h, t_h = _softmax_problem()
-    n = len(t_h)
-    p_h = np.exp(x_h - x_h.max(axis=1, keepdims=True))
-    p_h /= p_h.sum(axis=1, keepdims=True)
-    onehot = np.eye(x_h.shape[1])[t_h]
     g_loss = 0.7  # not 1, so that a backward which ignores grad_outputs is caught
-    want_gx = g_loss * (p_h - onehot) / n
-    for device in _devices():
-        x, t = device.send(x_h), device.send(t_h)
+    for x_h, t_h in _softmax_problems():
+        n = len(t_h)
+        p_h = np.exp(x_h - x_h.max(axis=1, keepdims=True))
+        p_h /= p_h.sum(axis=1, keepdims=True)
+        onehot = np.eye(x_h.shape[1])[t_h]
+        want_gx = g_loss * (p_h - onehot) / n
+        size = f'{x_h.shape[0]}×{x_h.shape[1]} logits'
+        for device in _devices():
+            x, t = device.send(x_h), device.send(t_h)
+            where = f'{_where(device)} ({size})'
 
-        def loss_of(v: Any, t: Any = t) -> Any:
-            y = node_class().apply((v, t))
-            return y[0] if isinstance(y, tuple) else y
+            def loss_of(v: Any, t: Any = t) -> Any:
+                y = node_class().apply((v, t))
+                return y[0] if isinstance(y, tuple) else y
 
-        result = _call(exercise, loss_of, x, known=[_NOT_A_TUPLE])
-        _watch_backward(exercise, node_class, (x, t), (device.send(np.array(g_loss)),), (0,),
-                        answer_nodes=_library_nodes(library_losses),
-                        building_blocks='F.softmax, a one-hot made with xp, and arithmetic on '
-                        'Variables', known=[_MIXED])
-        _check_array(exercise, f'loss {_where(device)}', result,
-                              -np.log(p_h[np.arange(n), t_h]).mean(),
-                              'loss = the mean over the batch of -log p[i, t[i]], with p = '
-                              'softmax(x) row by row.')
-        big = _call(exercise, loss_of, x + 1000)
-        big_value = _as_array(big)
-        if big_value is None or not np.all(np.isfinite(big_value)):
-            return _wrong(exercise, f'with logits near 1000 the loss is {big_value}.',
-                          'exp(1000) overflows: subtract the largest logit of each row before '
-                          'exp (softmax does not change).')
+            result = _call(exercise, loss_of, x, known=[_NOT_A_TUPLE])
+            _watch_backward(exercise, node_class, (x, t), (device.send(np.array(g_loss)),),
+                            (0,), answer_nodes=_library_nodes(library_losses),
+                            building_blocks='F.softmax, a one-hot made with xp, and arithmetic '
+                            'on Variables', known=[_MIXED, _FIXED_SIZE])
+            _check_array(exercise, f'loss {where}', result,
+                         -np.log(p_h[np.arange(n), t_h]).mean(),
+                         'loss = the mean over the batch of -log p[i, t[i]], with p = '
+                         'softmax(x) row by row.')
+            big = _call(exercise, loss_of, x + 1000)
+            big_value = _as_array(big)
+            if big_value is None or not np.all(np.isfinite(big_value)):
+                return _wrong(exercise, f'with logits near 1000 the loss is {big_value}.',
+                              'exp(1000) overflows: subtract the largest logit of each row '
+                              'before exp (softmax does not change).')
 
-        def gx_of(x: Any = x) -> Any:
-            xv = Variable(x)
-            loss = loss_of(xv)
-            loss.grad = backend.get_array_module(x).asarray(g_loss, dtype=x.dtype)
-            loss.backward()
-            return xv.grad
+            def gx_of(x: Any = x, loss_of: Any = loss_of) -> Any:
+                xv = Variable(x)
+                loss = loss_of(xv)
+                loss.grad = backend.get_array_module(x).asarray(g_loss, dtype=x.dtype)
+                loss.backward()
+                return xv.grad
 
-        got = _call(exercise, gx_of, known=[_MIXED])
-        _check_array(
-            exercise, f'gx {_where(device)}', got, want_gx,
-            'gx = (softmax(x) - onehot(t)) / N, times the incoming gradient gy.',
-            mistakes=[(want_gx * n, 'The loss is a mean over the N rows: divide by N.'),
-                      (-want_gx, 'The sign is p - onehot: raising the right class\'s logit '
-                       'lowers the loss.'),
-                      (want_gx / g_loss, 'Multiply by the incoming gradient gy (grad_outputs): '
-                       'the loss may itself be used further on.')])
-        _gradient_checks(exercise, loss_of, x, device.send(np.array(g_loss)), None,
-                                  'gx = (p - onehot) / N * gy, built from Variables.')
+            got = _call(exercise, gx_of, known=[_MIXED, _FIXED_SIZE])
+            _check_array(
+                exercise, f'gx {where}', got, want_gx,
+                'gx = (softmax(x) - onehot(t)) / N, times the incoming gradient gy.',
+                mistakes=[(want_gx * n, 'The loss is a mean over the N rows: divide by N.'),
+                          (-want_gx, 'The sign is p - onehot: raising the right class\'s '
+                           'logit lowers the loss.'),
+                          (want_gx / g_loss, 'Multiply by the incoming gradient gy '
+                           '(grad_outputs): the loss may itself be used further on.')])
+            _gradient_checks(exercise, loss_of, x, device.send(np.array(g_loss)), None,
+                             'gx = (p - onehot) / N * gy, built from Variables.')
     return _ok(exercise, 'loss, gradient and check_backward are right' + _tried_where() + '.')
 
 
