@@ -18,7 +18,7 @@ from autograd_lab import graph
 
 from autograd_lab_widget.follow.state import ViewState
 from autograd_lab_widget.naming import Names
-from autograd_lab_widget.present import drawing, forward_replay, ledger, panel, shaping
+from autograd_lab_widget.present import drawing, forward_replay, gone, ledger, panel, shaping
 from autograd_lab_widget.present.node_cells import Look
 
 
@@ -143,6 +143,10 @@ def _sentence(shown: Shown, st: dict, live: bool, total: int | None) -> str:
                 'is as before it began: Step tries again, Back shows the steps that '
                 'ran, Reset starts over.')
     if shown.finished:
+        lost = [shown.names.table(model).get(i, f'#{i}') for i in gone.gone_leaves(shown.state)]
+        if lost and (shown.own_run or shown.replay):
+            return (f'Backward finished; no gradient for {", ".join(lost)}: '
+                    + '; '.join(gone.words(n) for n in lost) + '.')
         return ('Backward finished: every gradient has arrived.' if shown.own_run
                 or shown.replay else f'{output}.backward() ran from your code '
                 f'({run.steps} steps). Reset to step through it here.')
