@@ -60,6 +60,8 @@ class Shown:
     replay: bool = False
     idle: str | None = None
     held: Callable[[], list[str]] = list
+    #: when called, which backward another view ran gave the leaves their grads ('' none)
+    held_from: Callable[[], str] = str
     selected_id: int | None = None
     selected: Any = None
     preview: frozenset[int] = frozenset()
@@ -156,7 +158,8 @@ def _sentence(shown: Shown, st: dict, live: bool, total: int | None) -> str:
         # a view made after backward: the grads shown come from it, and stepping adds
         st['notice'] = st['notice'] or 'Reset: clear them. Step: add to them.'
         st['counter'] = 'Already ran'  # not "Step 0 of 3" beside grads shown
-        return f'{", ".join(sorted(held))}: grads from a backward that already ran.'
+        source = shown.held_from() or 'a backward that already ran'
+        return f'{", ".join(sorted(held))}: grads from {source}.'
     if up is not None:
         text = (f'Press Step to run backward from {output}, one function at a time'
                 + (f' ({total} steps).' if total else '.'))
