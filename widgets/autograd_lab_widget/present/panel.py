@@ -69,9 +69,9 @@ def _variable(state: ViewState, node: graph.Node, obj: Any, names: Names) -> dic
                   if shape is not None else f'? {dtype}')
     main = [['value', value, 'agl-data'], ['grad', grad_text, 'agl-grad'],
             ['shape', shape_text, 'agl-shape']]
-    kind = _KIND_WORDS.get(node.kind, node.kind)
+    kind, subtitle = _KIND_WORDS.get(node.kind, node.kind), _KIND_WORDS.get(node.kind, '')
     if grad is None and live is None and gone.is_gone(state, node):
-        kind = f'{node.kind} variable (a leaf whose Variable is gone: no grad is kept)'
+        kind = subtitle = f'{node.kind} variable (a leaf whose Variable is gone: no grad is kept)'
     details = [['kind', kind],
                ['device', str(live.device) if live is not None and live.array is not None
                 else node.device],
@@ -95,8 +95,8 @@ def _variable(state: ViewState, node: graph.Node, obj: Any, names: Names) -> dic
         details.append(['grad_var', 'a leaf (no graph behind it)'])
     heatmaps = [h for h in (arrays.heatmap(grad, 'grad') if _big(grad) else None,
                             arrays.heatmap(data, 'data') if _big(data) else None) if h]
-    return {'title': names.of(model, node.id), 'subtitle': _KIND_WORDS.get(node.kind, ''),
-            'main': main, 'details': details, 'links': links, 'heatmaps': heatmaps}
+    return {'title': names.of(model, node.id), 'subtitle': subtitle, 'main': main,
+            'details': details, 'links': links, 'heatmaps': heatmaps}
 
 
 def _big(value: Any) -> bool:
