@@ -194,6 +194,7 @@ var Gu=Object.defineProperty;var $u=(t,e,n)=>e in t?Gu(t,e,{enumerable:!0,config
 .agl-graph text.agl-cell-text.none, .agl-graph text.agl-cell-text.freed { font-style: italic; }
 .agl-graph text.agl-cell-text.none { fill: var(--agl-muted); }
 .agl-graph text.agl-cell-text.stale { text-decoration: line-through; }
+.agl-graph text.agl-cell-text.gone { fill: var(--agl-bad); font-style: italic; font-weight: 600; }
 .agl-graph g.node.hl-next > g > a > polygon:not(.agl-cell-box) { stroke: var(--agl-next); stroke-width: 4px; }
 .agl-graph g.node.hl-next text.agl-cell-mark { fill: var(--agl-next-text); }
 .agl-graph g.node.hl-selected > g > a > polygon:not(.agl-cell-box) { stroke: var(--agl-fg); stroke-width: 4px; }
