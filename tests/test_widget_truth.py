@@ -130,3 +130,20 @@ def test_a_view_made_after_another_view_ran_the_backward_says_so(step_models):
     st = scene(second).status
     assert st['counter'] == 'Already ran'
     assert st['text'] == 'x (12.0): grads from the backward another view of this graph ran.'
+
+
+def test_stepping_after_another_graphs_backward_says_the_grad_it_adds_to(step_models):
+    x = chainer.Variable(np.array(3.0), name='x')
+    y1 = x * 2
+    y2 = F.sin(x) * x
+    view1 = step_models(y1)
+    view2 = step_models(y2)
+    view2.run()
+    other = float(x.grad)
+    view1.run()
+    assert float(x.grad) == other + 2.0  # the engine adds, as Chainer does
+    made = scene(view1)
+    x_cell = made.frame.nodes[f'n{events.uid(x)}']['text']['grad']
+    assert x_cell == '-0.8289'  # the grad x holds now, the ledger says how it came
+    row = ledger_rows(made)['x.grad']
+    assert row.startswith('−2.829 + 2.0 = −0.8289') and 'held a grad from an earlier' in row

@@ -37,6 +37,9 @@ class EventFilter:
         self._joins = joins if joins is not None else known
         self._runs: set[int] = set()  # runs over this graph whose events we take
         self._current: int | None = None  # the backward run whose events come now
+        # the latest grad another graph's backward gave each shared node: shown only once
+        # this graph's own backward starts (it adds to them), else never
+        self._foreign: dict[int, events.Event] = {}
         self._pending: dict[int, events.Event] = {}  # variables not (yet) in the graph
 
     def take(self, e: events.Event) -> list:
@@ -55,10 +58,13 @@ class EventFilter:
         if kind == 'unchained':
             ids = (e.root_id, *e.var_ids, *e.func_ids)
             return [e] if any(self._known(i) for i in ids) else []
-        if kind.startswith('grad_') and self._current is not None \
-                and self._current not in self._runs:
-            return []  # a backward of another graph gave a shared node this grad
         ident = getattr(e, 'var_id', None)
+        if kind.startswith('grad_'):
+            if self._current is not None and self._current not in self._runs:
+                if self._known(ident):  # a backward of another graph gave a shared node it
+                    self._foreign[ident] = e
+                return []
+            self._foreign.pop(ident, None)  # superseded (a cleargrad, our own backward)
         return [e] if ident is not None and self._known(ident) else []
 
     def _created(self, e: events.Event) -> list:
@@ -87,7 +93,9 @@ class EventFilter:
         if e.kind == 'backward_started':
             if any(self._known(i) for i in e.root_ids):
                 self._runs.add(e.run_id)
-                return [e]
+                held = sorted(self._foreign.values(), key=lambda g: g.seq)
+                self._foreign.clear()
+                return [*held, e]  # the grads it adds to, then the run
             return []
         if e.run_id not in self._runs:
             return []
