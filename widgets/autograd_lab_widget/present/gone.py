@@ -46,6 +46,26 @@ def gone_leaves(state: ViewState) -> list[int]:
     return sorted(i for i, n in state.model.nodes.items() if is_gone(state, n))
 
 
+#: Most gone leaves a sentence names (then "and N more").
+MAX_NAMED = 6
+
+
 def words(name: str) -> str:
     """What is said about the gone leaf ``name``."""
     return f'{name} is gone: your code kept no reference, so its gradient was not kept'
+
+
+def finished(names: list[str]) -> str:
+    """The finished status of a backward that left the leaves ``names`` without a grad.
+
+    >>> finished(['x'])  # doctest: +ELLIPSIS
+    'Backward finished; no gradient for x: x is gone: your code kept no reference, so...'
+    >>> finished([f'W{k}' for k in range(1, 9)])  # doctest: +ELLIPSIS
+    'Backward finished; no gradient for W1, W2, W3, W4, W5, W6 and 2 more: they are gone...'
+    """
+    if len(names) == 1:
+        return f'Backward finished; no gradient for {names[0]}: {words(names[0])}.'
+    shown = ', '.join(names[:MAX_NAMED])
+    more = f' and {len(names) - MAX_NAMED} more' if len(names) > MAX_NAMED else ''
+    return (f'Backward finished; no gradient for {shown}{more}: they are gone: your code '
+            'kept no reference to them, so their gradients were not kept.')

@@ -147,8 +147,7 @@ def _sentence(shown: Shown, st: dict, live: bool, total: int | None) -> str:
     if shown.finished:
         lost = [shown.names.table(model).get(i, f'#{i}') for i in gone.gone_leaves(shown.state)]
         if lost and (shown.own_run or shown.replay):
-            return (f'Backward finished; no gradient for {", ".join(lost)}: '
-                    + '; '.join(gone.words(n) for n in lost) + '.')
+            return gone.finished(lost)
         return ('Backward finished: every gradient has arrived.' if shown.own_run
                 or shown.replay else f'{output}.backward() ran from your code '
                 f'({run.steps} steps). Reset to step through it here.')
