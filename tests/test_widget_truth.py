@@ -147,3 +147,18 @@ def test_stepping_after_another_graphs_backward_says_the_grad_it_adds_to(step_mo
     assert x_cell == '-0.8289'  # the grad x holds now, the ledger says how it came
     row = ledger_rows(made)['x.grad']
     assert row.startswith('−2.829 + 2.0 = −0.8289') and 'held a grad from an earlier' in row
+
+
+def test_predict_does_not_ask_for_the_grad_of_a_gone_leaf(step_models):
+    def example():
+        x = chainer.Variable(np.array(3.0), name='x')
+        w = chainer.Variable(np.array(2.0), name='w')
+        return w, x * w
+    w, y = example()
+    gc.collect()
+    model = step_models(y)
+    assert model.next_targets() == ['w']  # x gets no gradient: nothing to guess for it
+    rows = ledger_rows(scene(model))
+    assert rows['x.grad'] == GONE_WORDS + '.' and 'x' not in rows
+    model.predict = True
+    assert model.guess(3.0).right and float(w.grad) == 3.0
