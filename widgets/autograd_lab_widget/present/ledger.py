@@ -42,6 +42,7 @@ from autograd_lab import events, graph
 
 from autograd_lab_widget import arrays, rules
 from autograd_lab_widget.naming import Names, drawn_label
+from autograd_lab_widget.present import gone
 from autograd_lab_widget.protocol import ledger_row
 from autograd_lab_widget.follow.state import StepRecord, ViewState
 
@@ -217,10 +218,23 @@ def _last(state: ViewState, names: dict[int, str], rec: StepRecord,
                if ident in rec.earlier and len(terms) == 1 else
                f'{name} is used {_times(_uses(state, ident))}: grads add up')
         rows.append(_row(f'{name}.grad', f'{" + ".join(parts)} = {_t(new)}  ({why})', 'sum'))
+    rows += _gone_rows(state, names, f, {i for i, _, _ in rec.targets})
     section = {'kind': 'last', 'title': title, 'rows': rows, 'why': _why(rec.reason, f)}
     if fresh_verdict:
         section['verdict'] = fresh_verdict
     return section
+
+
+def _gone_rows(state: ViewState, names: dict[int, str], f: graph.Node | None,
+               sent: set[int]) -> list[dict]:
+    """A row for each input of ``f`` that gets no grad because its Variable is gone."""
+    if f is None:
+        return []
+    nodes = state.model.nodes
+    ids = [i for i in dict.fromkeys(f.input_ids)
+           if i not in sent and i in nodes and gone.is_gone(state, nodes[i])]
+    return [_row(f'{names.get(i, f"#{i}")}.grad', gone.words(names.get(i, f'#{i}')) + '.',
+                 'gone') for i in ids]
 
 
 def _next(state: ViewState, names: dict[int, str], up: Upcoming, quiz: bool) -> dict:
@@ -238,6 +252,7 @@ def _next(state: ViewState, names: dict[int, str], up: Upcoming, quiz: bool) -> 
             else:
                 text = '?'
             rows.append(_row(name, text, 'result pending'))
+        rows += _gone_rows(state, names, f, {f.input_ids[k] for k in slots})
     frontier = ', '.join(names.get(i, f'#{i}') for i in up.frontier_ids)
     more = up.frontier_size - len(up.frontier_ids)
     why = _why(up.reason, f) + (f'  Waiting: {frontier}{f" and {more} more" if more > 0 else ""}.'

@@ -41,7 +41,7 @@ from autograd_lab.graph.dot import escape_text
 
 from autograd_lab_widget import arrays, lens_words, naming
 from autograd_lab_widget.follow.state import ViewState
-from autograd_lab_widget.present import lens_cells
+from autograd_lab_widget.present import gone, lens_cells
 from autograd_lab_widget.present.shaping import made_by_backward
 from autograd_lab_widget.protocol import FONT_SIZE
 
@@ -129,8 +129,9 @@ def tooltip(node: graph.Node, name: str) -> str:
 def variable_cells(state: ViewState, ident: int, name: str, look: Look) -> dict:
     """What the cells of a variable node say now: texts and classes (``freed``: a value
     the engine no longer holds, as the view recorded it; ``none``: no value, no grad
-    yet; ``stale``: a grad from an earlier backward that this one adds to; ``fresh``:
-    changed by the last step)."""
+    yet; ``gone``: a leaf whose Variable was collected, so no grad is kept; ``stale``:
+    a grad from an earlier backward that this one adds to; ``fresh``: changed by the
+    last step)."""
     node = state.model.nodes[ident]
     text = {'name': name}
     cell: dict[str, str] = {}
@@ -154,6 +155,8 @@ def variable_cells(state: ViewState, ident: int, name: str, look: Look) -> dict:
                 cell['grad'] = 'stale'
         elif kept is not None:
             text['grad'], cell['grad'] = arrays.text(kept), 'freed'
+        elif gone.is_gone(state, node):  # no reference kept: no grad will ever be kept
+            text['grad'], cell['grad'] = gone.GONE_TEXT, 'gone'
         else:
             text['grad'], cell['grad'] = NONE_TEXT, 'none'
         if ident in look.fresh:

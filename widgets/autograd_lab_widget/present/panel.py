@@ -27,6 +27,7 @@ from autograd_lab import Variable, events, graph
 
 from autograd_lab_widget import arrays, naming, rules
 from autograd_lab_widget.naming import Names
+from autograd_lab_widget.present import gone
 from autograd_lab_widget.follow.state import ViewState
 
 _KIND_WORDS = {'input': 'input variable (a leaf: its grad is kept)',
@@ -59,6 +60,8 @@ def _variable(state: ViewState, node: graph.Node, obj: Any, names: Names) -> dic
         grad = state.run.grads[node.id]
         note = '\n(released by the engine once used: the value the view recorded)'
     grad_text = (arrays.as_text(grad) + note) if grad is not None else 'none yet'
+    if grad is None and live is None and gone.is_gone(state, node):
+        grad_text = gone.words(names.of(model, node.id)) + '.'
     shape = node.shape if node.shape is not None else (
         getattr(data, 'shape', None) if data is not None else None)
     dtype = node.dtype or str(getattr(data, 'dtype', '?'))
@@ -66,7 +69,10 @@ def _variable(state: ViewState, node: graph.Node, obj: Any, names: Names) -> dic
                   if shape is not None else f'? {dtype}')
     main = [['value', value, 'agl-data'], ['grad', grad_text, 'agl-grad'],
             ['shape', shape_text, 'agl-shape']]
-    details = [['kind', _KIND_WORDS.get(node.kind, node.kind)],
+    kind, subtitle = _KIND_WORDS.get(node.kind, node.kind), _KIND_WORDS.get(node.kind, '')
+    if grad is None and live is None and gone.is_gone(state, node):
+        kind = subtitle = f'{node.kind} variable (a leaf whose Variable is gone: no grad is kept)'
+    details = [['kind', kind],
                ['device', str(live.device) if live is not None and live.array is not None
                 else node.device],
                ['requires_grad', str(node.requires_grad)], *_details(node),
@@ -89,8 +95,8 @@ def _variable(state: ViewState, node: graph.Node, obj: Any, names: Names) -> dic
         details.append(['grad_var', 'a leaf (no graph behind it)'])
     heatmaps = [h for h in (arrays.heatmap(grad, 'grad') if _big(grad) else None,
                             arrays.heatmap(data, 'data') if _big(data) else None) if h]
-    return {'title': names.of(model, node.id), 'subtitle': _KIND_WORDS.get(node.kind, ''),
-            'main': main, 'details': details, 'links': links, 'heatmaps': heatmaps}
+    return {'title': names.of(model, node.id), 'subtitle': subtitle, 'main': main,
+            'details': details, 'links': links, 'heatmaps': heatmaps}
 
 
 def _big(value: Any) -> bool:

@@ -18,7 +18,7 @@ from autograd_lab import graph
 
 from autograd_lab_widget.follow.state import ViewState
 from autograd_lab_widget.naming import Names
-from autograd_lab_widget.present import drawing, forward_replay, ledger, panel, shaping
+from autograd_lab_widget.present import drawing, forward_replay, gone, ledger, panel, shaping
 from autograd_lab_widget.present.node_cells import Look
 
 
@@ -60,6 +60,8 @@ class Shown:
     replay: bool = False
     idle: str | None = None
     held: Callable[[], list[str]] = list
+    #: when called, which backward another view ran gave the leaves their grads ('' none)
+    held_from: Callable[[], str] = str
     selected_id: int | None = None
     selected: Any = None
     preview: frozenset[int] = frozenset()
@@ -143,6 +145,9 @@ def _sentence(shown: Shown, st: dict, live: bool, total: int | None) -> str:
                 'is as before it began: Step tries again, Back shows the steps that '
                 'ran, Reset starts over.')
     if shown.finished:
+        lost = [shown.names.table(model).get(i, f'#{i}') for i in gone.gone_leaves(shown.state)]
+        if lost and (shown.own_run or shown.replay):
+            return gone.finished(lost)
         return ('Backward finished: every gradient has arrived.' if shown.own_run
                 or shown.replay else f'{output}.backward() ran from your code '
                 f'({run.steps} steps). Reset to step through it here.')
@@ -152,7 +157,8 @@ def _sentence(shown: Shown, st: dict, live: bool, total: int | None) -> str:
         # a view made after backward: the grads shown come from it, and stepping adds
         st['notice'] = st['notice'] or 'Reset: clear them. Step: add to them.'
         st['counter'] = 'Already ran'  # not "Step 0 of 3" beside grads shown
-        return f'{", ".join(sorted(held))}: grads from a backward that already ran.'
+        source = shown.held_from() or 'a backward that already ran'
+        return f'{", ".join(sorted(held))}: grads from {source}.'
     if up is not None:
         text = (f'Press Step to run backward from {output}, one function at a time'
                 + (f' ({total} steps).' if total else '.'))

@@ -14,6 +14,7 @@ from autograd_lab import BackwardStepper, Variable, backend, events
 from autograd_lab_widget.follow.state import ViewState
 from autograd_lab_widget.follow.timeline import Timeline
 from autograd_lab_widget.naming import Names
+from autograd_lab_widget.present import gone
 from autograd_lab_widget.present.ledger import Upcoming
 
 
@@ -57,13 +58,15 @@ def first(root: Variable, state: ViewState, names: Names) -> Upcoming | None:
 
 def upcoming(state: ViewState, fid: int, grads: tuple, reason: str, frontier: tuple,
              size: int) -> Upcoming:
-    """The step of function ``fid``; its targets are the input slots that get a grad."""
+    """The step of function ``fid``; its targets are the input slots that get a grad
+    (not a leaf whose Variable is gone: the engine keeps no grad for it)."""
     model = state.model
     f = model.nodes.get(fid)
     targets = ()
     if f is not None:
         targets = tuple(k for k, i in enumerate(f.input_ids)
-                        if i not in model.nodes or model.nodes[i].requires_grad)
+                        if i not in model.nodes or (model.nodes[i].requires_grad
+                                                    and not gone.is_gone(state, model.nodes[i])))
     return Upcoming(fid, tuple(grads), reason, tuple(frontier), size, targets)
 
 

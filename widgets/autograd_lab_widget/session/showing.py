@@ -29,7 +29,7 @@ from autograd_lab import events
 
 from autograd_lab_widget.follow.state import ViewState
 from autograd_lab_widget.present import drawing, forward_replay, node_cells, panel, scenes
-from autograd_lab_widget.session import engine_steps, guessing
+from autograd_lab_widget.session import engine_steps, guessing, others
 
 if TYPE_CHECKING:
     from autograd_lab_widget.session.stepping import StepModel
@@ -53,6 +53,7 @@ def shown(model: StepModel, pos: int | None, *, replay: bool = False) -> scenes.
         targets=[] if replay else model.targets(state, up),
         idle=model.idle_reason() if live else None,
         held=functools.partial(engine_steps.leaf_grads, model),
+        held_from=functools.partial(others.ran_by, model),
         selected_id=model.selection.id if marks else None,
         selected=model.selection.obj if marks and live else None,
         preview=frozenset(model.selection.preview) if marks else frozenset(),

@@ -54,7 +54,7 @@ from autograd_lab_widget.session.selection import Selection
 from autograd_lab_widget.session.showing import Showing
 from autograd_lab_widget.session.travel import Travel
 from autograd_lab_widget.follow.state import ViewState
-from autograd_lab_widget.follow.filter import EventFilter
+from autograd_lab_widget.follow.filter import EventFilter, shared_input_stays_out
 from autograd_lab_widget.follow.timeline import Timeline
 
 logger = logging.getLogger('autograd_lab_widget')
@@ -103,7 +103,9 @@ class StepModel:
         self.travel = Travel(start_history(self.roots, self.index, events_log, links))
         self.code_lines = code_lines  # the forward replay's (see present.forward_replay)
         self.timeline.forward_steps = code_lines is not None
-        self._filter = EventFilter(lambda ident: ident in self.timeline.live.model.nodes)
+        self._filter = EventFilter(lambda ident: ident in self.timeline.live.model.nodes,
+                                   shared_input_stays_out(lambda: self.live.model.nodes)
+                                   if self.roots else None)
         self.backward = Backward(retain_grad=self.retain_grad,
                                  enable_double_backprop=self.enable_double_backprop)
         self.quiz = PredictMode()

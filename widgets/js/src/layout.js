@@ -40,6 +40,7 @@ function legend(hint, noKernel) {
   }
   box.append(el('span', '', '\u25B6 runs next \u00B7 \u2713 ran'),
     el('span', '', '\u2014 no grad yet'), el('span', '', 'italic: freed by the engine, value as recorded'),
+    el('span', '', 'gone: a leaf your code kept no reference to (no grad is kept)'),
     lineKey('agl-key-grad', 'dashed pink: made by backward (grad-of-grad)'),
     lineKey('agl-key-cut', 'dotted: cut by unchain_backward()'));
   return box;
