@@ -324,6 +324,10 @@ def _linear_class(how='right'):
                               transa=True)
             elif how == 'stub':
                 return ...
+            elif how == 'numpy':  # right numbers, but NumPy on .array: not differentiable
+                xp = backend.get_array_module(gy.array)
+                return (Variable(gy.array @ W.array), Variable(gy.array.T @ x.array),
+                        Variable(xp.sum(gy.array, axis=0)))
             elif how == 'library-backward':  # the library's backward, called on itself
                 return library_linear.LinearFunction.backward(self, target_input_indexes,
                                                               grad_outputs)
@@ -794,6 +798,7 @@ CASES = [
         (lambda: _linear_class('gW-transposed'), ['transposed how']),
         (lambda: _linear_class('gb-mean'), ['not the mean']),
         (lambda: _linear_class('gW-without-gy'), ['Multiply in gy']),
+        (lambda: _linear_class('numpy'), ['constant to the engine']),
         (lambda: library_linear.LinearFunction, ['of your own']),
         (lambda: _library_subclass(library_linear.LinearFunction), ['of your own']),
         (lambda: _library_subclass(library_linear.LinearFunction, override_forward=True),

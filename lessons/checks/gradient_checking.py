@@ -196,6 +196,16 @@ def ex08_fixed(node_class: Any) -> Feedback:
         except AssertionError:
             return _wrong(exercise, 'check_backward fails.', 'Build backward from Variables '
                           'and F functions of the retained inputs.')
+        ggx = (rng.normal(size=4), rng.normal(size=4))
+        try:
+            gradient_check.check_double_backward(
+                lambda a, b: _log_abs(node_class, a, b), (x, w), gy, ggx)
+        except Exception as error:  # learner code: an AssertionError or any failure
+            return _wrong(exercise, f'check_double_backward fails ({type(error).__name__}).',
+                          'Build backward from Variables and F functions of the retained '
+                          'inputs, as the exercise says: check_double_backward '
+                          'differentiates your backward, and one computed in NumPy on '
+                          '.array is a constant to the engine, with no gradient of its own.')
     return _ok(exercise, 'right for x of both signs, for both inputs.')
 
 

@@ -88,6 +88,13 @@ def _linear_problem() -> tuple[np.ndarray, ...]:
     return x, w, b, gy
 
 
+#: Why a backward must be built from Variables (the exercise says so), for the hint.
+_DIFFERENTIABLE_LINEAR = (
+    'Build each gradient from the grad_outputs Variable gy and the retained inputs, with '
+    'F.matmul and F.sum: check_double_backward differentiates your backward, and one '
+    'computed in NumPy on .array is a constant to the engine, with no gradient of its own.')
+
+
 _GRAD_SHAPE_HINTS = [
     (ValueError, 'input 0 has shape', 'gx must have the shape of x, (N, n_in): which product '
      'of gy and W has that shape?'),
@@ -145,9 +152,11 @@ def ex09_linear(node_class: Any) -> Feedback:
                                    'gb': 'gb: what every row of gy contributes to b'}[name]
                                   + '.',
                                   mistakes=mistakes[name])
-        _gradient_checks(exercise, f, (x, w, b), gy, None,
-                                  'Build each gradient from the grad_outputs Variable gy and '
-                                  'the retained inputs, with F.matmul and F.sum.')
+        # check_double_backward too: a backward done in NumPy on .array passes
+        # check_backward, but the engine cannot differentiate it again
+        ggx = tuple(device.send(np.random.default_rng(9).normal(size=a.shape))
+                    for a in (x_h, w_h, b_h))
+        _gradient_checks(exercise, f, (x, w, b), gy, ggx, _DIFFERENTIABLE_LINEAR)
     return _ok(exercise, 'forward, the three gradients and check_backward are right, at '
                'negative and positive values' + _tried_where() + '.')
 
