@@ -430,6 +430,27 @@ BY_HAND = {'d': HAND_VIEW['g_d'], 'e': HAND_VIEW['g_e'], 'u': HAND_VIEW['g_u'],
            'b': HAND_VIEW['g_z'], **{k: HAND_VIEW[k] for k in ('w0', 'x0', 'w1', 'x1', 'w2')}}
 
 
+class _LookAlike:
+    """Duck-typed like a finished, perfectly predicted view of the neuron."""
+    score = type('Score', (), {'right': 8, 'wrong': 0, 'skipped': 0})()
+    status = {'total': 8, 'done': True, 'live': True}
+
+
+#: What the views made in a test keep alive (their inputs live as long as the test run).
+_KEPT: list = []
+
+
+def _view_on(inputs: str):
+    """Lesson 2's named neuron at checks.<inputs>, in a fresh view in predict mode."""
+    namespace, _ = _lesson_views('02_chain_rule_by_hand', 'view.predict = True')
+    named = namespace['named_neuron'](getattr(checks, inputs))
+    _KEPT.append(named)
+    view = namespace['GraphView'](named['f'])
+    view.predict = True
+    _KEPT.append(view)
+    return view
+
+
 def _predicted_view(how='right', view=None):
     """Lesson 2's named neuron in the view's predict mode, every step predicted with the
     hand values ('right'); or with one step guessed wrong (an add that splits its
@@ -554,7 +575,11 @@ CASES = [
         (lambda: _predicted_view('partial'), ['Run to end', 'all 8 steps']),
         (lambda: _predicted_view('unpredicted'), ['turn Predict on']),
         (lambda: _predicted_view().score, ['Pass the view itself']),
-        (_gates_view, ["neuron's view"])]),
+        (_gates_view, ['the new inputs']),
+        # an object that only looks like a finished view, with a perfect score
+        (_LookAlike, ['Pass the view itself']),
+        # a view on 2.1's neuron, whose numbers the student already has
+        (lambda: _view_on('NEURON'), ['the new inputs', 'w0 = -2'])]),
     ('ex03_released', lambda: {'h', 'loss'}, [
         (lambda: {'x', 'h', 'loss'}, ['Leaves']),
         (lambda: {'h'}, ['the output included']),

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-
+from autograd_lab import backend
 
 from .feedback import (
     _numbers,
@@ -172,6 +172,18 @@ _FRESH_SCORE = ('run the cell that makes the view again (a new view starts a fre
                 'and predict every step')
 
 
+def _on_the_named_graph(view: Any) -> bool:
+    """Whether the view's graph is the neuron at NEURON_VIEW: its inputs, by name, hold
+    those values (2.1's neuron, whose numbers the student already has, does not)."""
+    held = {var.name: var for var in view.model.graph_variables() if var.creator is None}
+    try:
+        return all(name in held and np.allclose(backend.CpuDevice().send(held[name].array),
+                                                value)
+                   for name, value in NEURON_VIEW.items())
+    except (TypeError, ValueError):
+        return False
+
+
 @_checker(answer=lambda: (
                 "with Predict on, type each step's gradients (your 2.2 and 2.3 values) "
                 'in the boxes under "Next" and press Check, for all 8 steps'))
@@ -186,11 +198,23 @@ def ex02_view_predictions(view: Any) -> Feedback:
     exercise = 'ex02_view_predictions'
     if view is ...:
         return _todo(exercise, 'the view')
-    score, status = getattr(view, 'score', None), getattr(view, 'status', None)
-    if not all(hasattr(score, k) for k in ('right', 'wrong', 'skipped')) \
-            or not isinstance(status, Mapping):
+    try:
+        # the widget is the notebook extra's: the other checkers work without it
+        from autograd_lab_widget import GraphView  # noqa: PLC0415
+    except ImportError:
+        return _wrong(exercise, 'the graph view is not installed here.',
+                      'Install the notebook extra: pip install "autograd-lab[notebook]".')
+    # a real view, not an object that looks like one (nor a subclass that says its score)
+    if not isinstance(view, GraphView) or any(
+            getattr(type(view), name) is not getattr(GraphView, name)
+            for name in ('score', 'status', 'model')):
         return _wrong(exercise, f'got {type(view).__name__}, not the graph view.',
                       'Pass the view itself: checks.ex02_view_predictions(view).')
+    if not _on_the_named_graph(view):
+        return _wrong(exercise, "this view is not on exercise 2.4's neuron.",
+                      "Pass the view made from named['f'] above, the neuron at the new inputs "
+                      f'({", ".join(f"{k} = {v:g}" for k, v in NEURON_VIEW.items())}).')
+    score, status = view.score, view.status
     steps = status.get('total')
     if steps != NEURON_STEPS:
         return _wrong(exercise, f"this view's backward has {steps} steps; the neuron's has "
