@@ -94,3 +94,12 @@ def test_the_ledger_writes_exp_not_a_letter_e(view_of):
              if 'rule' in row['classes']]
     assert rules and all('eˣ' not in r and 'e^' not in r for r in rules), rules
     assert any('exp(x) = e' in r for r in rules), rules
+
+
+def test_a_name_of_an_array_variable_is_refused_saying_why(view_of):
+    e = chainer.Variable(np.array([1.0, 2.0]), name='e')
+    x = chainer.Variable(np.array(3.0), name='x')
+    view = view_of(F.sum(e * x), predict=True)
+    with pytest.raises(ValueError, match='e is a variable of the graph holding more than one'):
+        view.guess('e')  # not Euler's number: the graph's e, which is no single number
+    assert view.score.total == 0 and view.status['step'] == 0

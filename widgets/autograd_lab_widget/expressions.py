@@ -66,7 +66,7 @@ _CONSTANT_WORDS = {'e': "Euler's number", 'pi': 'pi'}
 
 
 class _Parser:
-    def __init__(self, tokens: list[str], variables: Mapping[str, float] | None = None
+    def __init__(self, tokens: list[str], variables: Mapping[str, float | None] | None = None
                  ) -> None:
         self.variables = dict(variables or {})
         self.notes: list[str] = []
@@ -166,6 +166,10 @@ class _Parser:
                 raise ValueError(f'the number {token:.20}... is too large for a float')
             return number
         if token in self.variables and self.peek() != '(':
+            if self.variables[token] is None:
+                raise ValueError(f'{token} is a variable of the graph holding more than one '
+                                 'number: a guess can name only one holding one number; '
+                                 'type the values')
             value = float(self.variables[token])
             self._note(f'read {token} as the variable {token} = {value:.4g}')
             return value
@@ -190,17 +194,17 @@ class _Parser:
         raise ValueError(f'unexpected {token!r} in the guess: {_HELP}')
 
 
-def evaluate(text: str, variables: Mapping[str, float] | None = None) -> float | list:
+def evaluate(text: str, variables: Mapping[str, float | None] | None = None) -> float | list:
     """The value of a guess typed as text: a float, or a (nested) list of floats.
     Raises ValueError for anything else (see the module docstring)."""
     return read(text, variables)[0]
 
 
-def read(text: str, variables: Mapping[str, float] | None = None
+def read(text: str, variables: Mapping[str, float | None] | None = None
          ) -> tuple[float | list, list[str]]:
     """The value of a guess typed as text and how its names were read (``'read e as
-    the variable e = 0.37'``): ``variables`` (the graph's, by name: number values) come
-    before the constants of the same name."""
+    the variable e = 0.37'``): ``variables`` (the graph's, by name: number values, None
+    for one holding more numbers) come before the constants of the same name."""
     if len(text) > MAX_CHARS:
         raise ValueError(f'a guess is at most {MAX_CHARS} characters, got {len(text)}')
     tokens = _tokens(text)

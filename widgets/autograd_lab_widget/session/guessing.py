@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy
 
+from autograd_lab import events
+
 from autograd_lab_widget import expressions
 from autograd_lab_widget.follow.state import ViewState
 from autograd_lab_widget.quiz import prediction
@@ -58,9 +60,10 @@ def guess(model: StepModel, value: Any = None, **by_name: Any) -> prediction.Ver
     return _grade(model, given, names, state, tuple(notes))
 
 
-def variables(model: StepModel) -> dict[str, float]:
-    """The graph's named variables holding one number, by the name drawn: what a name in
-    a typed guess means before any constant (a variable ``e`` is not Euler's number)."""
+def variables(model: StepModel) -> dict[str, float | None]:
+    """The graph's named variables by the name drawn, each its number (None where it
+    holds more than one): what a name in a typed guess means before any constant (a
+    variable ``e`` is not Euler's number)."""
     state = model.state()
     table = model.names.table(state.model)
     out = {}
@@ -68,16 +71,19 @@ def variables(model: StepModel) -> dict[str, float]:
         data = getattr(node, 'data', None)
         if node.category != 'variable' or not node.name or data is None:
             continue
+        if isinstance(data, events.Summary):  # a big array, summarised
+            out[table.get(ident, node.name)] = None
+            continue
         try:
             array = numpy.asarray(data, dtype=numpy.float64)
         except (TypeError, ValueError):
             continue
-        if array.size == 1:
-            out[table.get(ident, node.name)] = float(array.ravel()[0])
+        name = table.get(ident, node.name)
+        out[name] = float(array.ravel()[0]) if array.size == 1 else None
     return out
 
 
-def _read(value: Any, names: dict[str, float], notes: list[str]) -> Any:
+def _read(value: Any, names: dict[str, float | None], notes: list[str]) -> Any:
     """``value`` with its typed text evaluated (names read as ``names`` first)."""
     if isinstance(value, str):
         number, read = expressions.read(value.strip(), names)
