@@ -247,7 +247,8 @@ def test_predict_mode_grades_guesses_and_keeps_score(models):
     assert verdict.right and model.score == Score(right=1)
     assert model.next_targets() == ['v2', 'v3']
     verdict = model.guess(v2=1.0, v3=1.0)  # wrong: _ - _ sends -1 to its second input
-    assert not verdict.right and 'v3 gets -1.0 (you said 1.0)' in str(verdict)
+    assert not verdict.right and 'v3 is off (you said 1.0: the sign is wrong)' in str(verdict)
+    assert 'v3 gets -1.0 (you said 1.0)' in verdict.answer()  # held back on a first try
     assert model.score == Score(right=1, wrong=1)
     model.step()  # revealed without a guess
     assert model.score == Score(right=1, wrong=1, skipped=1) and model.score.total == 3

@@ -153,7 +153,8 @@ def test_predict_mode_grades_guesses_and_keeps_the_score(view_of):
     assert x.grad is None  # nothing ran: the guess comes first
     verdict = view.guess('4')
     assert not verdict.right
-    assert str(verdict) == 'Not quite at step 1, f1 (_ * 5): x gets 5.0 (you said 4.0).'
+    assert str(verdict) == 'Not quite at step 1, f1 (_ * 5): x is off (you said 4.0: too small).'
+    assert verdict.answer() == 'Not quite at step 1, f1 (_ * 5): x gets 5.0 (you said 4.0).'
     assert x.grad == 5.0  # the engine ran the step when the guess was in
     assert view.score.as_dict() == {'right': 0, 'wrong': 1, 'skipped': 0, 'total': 1}
     assert view.status['score']['wrong'] == 1

@@ -102,7 +102,7 @@ def test_predict_as_a_student_types(page, lab_server, notebook_root):
     probe.wait_for("view.score.as_dict()['wrong'] == 1", timeout=10, what='a wrong guess')
     verdict = widget.locator('.agl-verdict')
     expect(verdict).to_contain_text('Not quite at step 2')
-    expect(verdict).to_contain_text('gets -1.0 (you said 1.0)')
+    expect(verdict).to_contain_text('is off (you said 1.0: the sign is wrong)')
     expect(widget.locator('.agl-score')).to_have_text('Score 1/2')
     widget.screenshot(path=str(jh.ARTIFACTS / 'classroom-predict-wrong.png'))
 

@@ -3,7 +3,10 @@
 A small recursive-descent parser over a fixed grammar, evaluated with floats: numbers,
 ``+ - * /``, powers (``**``, or ``^`` as on paper), parentheses, unary minus, the
 constants ``pi``, ``e``, ``inf`` and ``nan``, the functions in :data:`FUNCTIONS`, and
-lists (``[1, 2]``; nested lists for a matrix).  Nothing else: no names, no attributes,
+lists (``[1, 2]``; nested lists for a matrix).  A name of one of the graph's variables
+(passed as ``variables``) means that variable's value, before any constant of that name:
+in a graph with a variable ``e``, ``e`` is its value, not Euler's number; :func:`read`
+also says which each name was read as.  Nothing else: no other names, no attributes,
 no calls of anything outside the table, and never ``eval``.  The text is at most
 :data:`MAX_CHARS` long and nests at most :data:`MAX_DEPTH` deep, so hostile text
 (``'[' * 100000``, ``'1' * 5000``) gets this module's ValueError, not a RecursionError.
@@ -18,13 +21,17 @@ True
 Traceback (most recent call last):
 ...
 ValueError: unknown name '__import__': use numbers, + - * / ** ( ), pi, e, nan, inf and ...
+>>> read('2*e', {'e': 0.37})
+(0.74, ['read e as the variable e = 0.37'])
+>>> read('e', {'x': 1.0})
+(2.718281828459045, ["read e as Euler's number 2.718"])
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 #: The longest guess text taken (a student types a few numbers, not pages).
 MAX_CHARS = 1000
@@ -54,11 +61,22 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
+#: How a note names each constant when a guess reads it.
+_CONSTANT_WORDS = {'e': "Euler's number", 'pi': 'pi'}
+
+
 class _Parser:
-    def __init__(self, tokens: list[str]) -> None:
+    def __init__(self, tokens: list[str], variables: Mapping[str, float | None] | None = None
+                 ) -> None:
+        self.variables = dict(variables or {})
+        self.notes: list[str] = []
         self.tokens = tokens
         self.at = 0
         self.depth = 0
+
+    def _note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
 
     def peek(self) -> str | None:
         return self.tokens[self.at] if self.at < len(self.tokens) else None
@@ -147,7 +165,17 @@ class _Parser:
             if math.isinf(number):
                 raise ValueError(f'the number {token:.20}... is too large for a float')
             return number
+        if token in self.variables and self.peek() != '(':
+            if self.variables[token] is None:
+                raise ValueError(f'{token} is a variable of the graph holding more than one '
+                                 'number: a guess can name only one holding one number; '
+                                 'type the values')
+            value = float(self.variables[token])
+            self._note(f'read {token} as the variable {token} = {value:.4g}')
+            return value
         if token in CONSTANTS:
+            if token in _CONSTANT_WORDS:
+                self._note(f'read {token} as {_CONSTANT_WORDS[token]} {CONSTANTS[token]:.4g}')
             return CONSTANTS[token]
         if token in FUNCTIONS:
             self.take('(')
@@ -166,15 +194,23 @@ class _Parser:
         raise ValueError(f'unexpected {token!r} in the guess: {_HELP}')
 
 
-def evaluate(text: str) -> float | list:
+def evaluate(text: str, variables: Mapping[str, float | None] | None = None) -> float | list:
     """The value of a guess typed as text: a float, or a (nested) list of floats.
     Raises ValueError for anything else (see the module docstring)."""
+    return read(text, variables)[0]
+
+
+def read(text: str, variables: Mapping[str, float | None] | None = None
+         ) -> tuple[float | list, list[str]]:
+    """The value of a guess typed as text and how its names were read (``'read e as
+    the variable e = 0.37'``): ``variables`` (the graph's, by name: number values, None
+    for one holding more numbers) come before the constants of the same name."""
     if len(text) > MAX_CHARS:
         raise ValueError(f'a guess is at most {MAX_CHARS} characters, got {len(text)}')
     tokens = _tokens(text)
     if not tokens:
         raise ValueError('empty guess: type a number like 4, cos(1), or a list like [1, 2]')
-    parser = _Parser(tokens)
+    parser = _Parser(tokens, variables)
     try:
         result = parser.value()
     except OverflowError as error:
@@ -182,4 +218,4 @@ def evaluate(text: str) -> float | list:
     if parser.peek() is not None:
         raise ValueError(f'unexpected {parser.peek()!r} in the guess: one value or a list '
                          'like [1, 2]')
-    return result
+    return result, parser.notes

@@ -115,7 +115,8 @@ def _more(view: Any, _payload: Any) -> None:
 def _guess(view: Any, payload: Any) -> None:
     if not view.predict:  # the page offers guesses only in predict mode
         raise RuntimeError('turn on Predict to guess a step first')
-    view.guess([prediction.parse_guess(v) for v in payload]
+    # texts go to the kernel as typed: a name in them means the graph's variable first
+    view.guess([prediction.Typed(v) for v in payload]
                if isinstance(payload, list) and len(payload) > 1 else
                payload[0] if isinstance(payload, list) else payload)
 
@@ -167,7 +168,8 @@ ON_MESSAGE: dict[str, Callable[[Any, Any], None]] = {
 ON_ACTION: dict[str, Callable[[Any], None]] = {
     'back': lambda view: view.back(), 'forward': lambda view: view.forward(),
     'reset': lambda view: view.reset(), 'step': _step_button, 'run': _run_button,
-    'predict': _toggle_predict, 'unchain': lambda view: view.unchain(),
+    'predict': _toggle_predict, 'reveal': lambda view: view.reveal(),
+    'unchain': lambda view: view.unchain(),
     'unchain-preview': lambda view: view.unchain_preview(), 'device': _toggle_device,
     'export-dot': _download('dot'), 'export-log': _download('log'),
     'export-html': _download('html')}

@@ -29,7 +29,7 @@ from autograd_lab_widget import lens_words
 
 #: Buttons and keys whose work the kernel does (sent as ``{'type': 'action', 'action': ...}``).
 ACTIONS = ('step', 'run', 'back', 'forward', 'reset', 'unchain', 'unchain-preview', 'device',
-           'predict', 'export-dot', 'export-log', 'export-html')
+           'predict', 'reveal', 'export-dot', 'export-log', 'export-html')
 #: Keys -> what they do in the view (the browser's handler reads this; the buttons'
 #: tooltips and ``aria-keyshortcuts`` name the same keys).  Kernel actions above, the
 #: page's own (zoom, fit, menus, exports drawn in the page, the lens toggle) besides.

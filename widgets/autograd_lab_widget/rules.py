@@ -116,7 +116,7 @@ _TABLE: dict[str, Callable] = {
     'Neg': _one('∂y/∂x = −1', lambda x, y, c: '−1', lambda x, y, c: -_ones(x[0])),
     'Absolute': _one('∂y/∂x = sign(x)', lambda x, y, c: f'sign({filled(x[0])})',
                      lambda x, y, c: numpy.sign(x[0])),
-    'Exp': _one('∂y/∂x = eˣ = y', lambda x, y, c: filled(y[0]), lambda x, y, c: y[0]),
+    'Exp': _one('∂y/∂x = exp(x) = y', lambda x, y, c: filled(y[0]), lambda x, y, c: y[0]),
     'Log': _one('∂y/∂x = 1/x', lambda x, y, c: f'1/{filled(x[0])}', lambda x, y, c: 1 / x[0]),
     'Sin': _one('∂y/∂x = cos(x)', lambda x, y, c: f'cos({filled(x[0])})',
                 lambda x, y, c: numpy.cos(x[0])),

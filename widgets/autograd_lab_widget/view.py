@@ -48,6 +48,7 @@ from autograd_lab_widget.inbox import WidgetWarning
 from autograd_lab_widget.present import drawing, picture
 from autograd_lab_widget.quiz import prediction
 from autograd_lab_widget.redraw import Redraws
+from autograd_lab_widget.session import guessing
 from autograd_lab_widget.session.stepping import StepModel
 
 __all__ = ['BUNDLE', 'DEFAULT_HEIGHT', 'GraphView', 'WidgetWarning']
@@ -254,6 +255,11 @@ class GraphView(anywidget.AnyWidget):
         is graded (see :meth:`StepModel.guess`).  Returns the Verdict (``.right``; its
         text says what was right and the true values)."""
         return self._act(self._model.guess, value, **by_name)
+
+    def reveal(self) -> str:
+        """Show the answer after a wrong guess: the verdict with the right numbers (a
+        first wrong try shows what is off only, so that its retry is no copy)."""
+        return self._act(guessing.reveal, self._model)
 
     @traitlets.observe('predict')
     def _predict_changed(self, change: Any) -> None:

@@ -30,6 +30,7 @@ class PredictMode:
         self.score = prediction.Score()
         self.verdict = ''
         self._book = prediction.Gradebook()
+        self._answers: dict[tuple, str] = {}
 
     def revealed(self, key: tuple) -> None:
         """Step ``key`` ran: without a guess in predict mode it counts as skipped (once);
@@ -47,12 +48,29 @@ class PredictMode:
         """Book ``verdict`` for step ``key`` (``step`` says which, for its text): scored
         the first time, a retry after."""
         retry = self._book.graded(key)
-        verdict = dataclasses.replace(verdict, retry=retry, step=step)
+        # a first wrong try hides the right number (a retry is offered); a retry shows it
+        verdict = dataclasses.replace(verdict, retry=retry, step=step, shown=retry)
         if not retry:
             self.score = self.score.add(verdict)
         self.verdict = str(verdict)
         self._book.note(key, self.verdict)
+        self._answers[key] = verdict.answer()
+        if len(self._answers) > self._book.KEEP:
+            del self._answers[next(iter(self._answers))]
         return verdict
+
+    def reveal(self, key: tuple | None) -> str:
+        """Show the answer of step ``key`` (the verdict with the right numbers): what
+        "Show the answer" does after a wrong guess.  Raises RuntimeError where that step
+        has no graded guess."""
+        if key not in self._answers:
+            raise RuntimeError('no guess to show the answer of: guess a step in predict '
+                               'mode first (the answer comes with its verdict)')
+        shown = self._book.text(key) == self.verdict
+        self._book.note(key, self._answers[key])
+        if shown:
+            self.verdict = self._answers[key]
+        return self._answers[key]
 
     def verdict_of(self, key: tuple) -> str:
         """The verdict booked for step ``key`` ('' if none)."""

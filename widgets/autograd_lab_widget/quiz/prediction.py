@@ -15,6 +15,8 @@ step counts as right only if every target is right.
 (True, 'Right! v2: 10.0, v3: -1.0')
 >>> str(check({'v2': 9.9, 'v3': 1}, targets))
 'Not quite: v3 gets -1.0 (you said 1.0); right for v2: 10.0.'
+>>> print(check({'v2': 9.9, 'v3': 1}, targets).hidden())
+Not quite: v3 is off (you said 1.0: the sign is wrong); right for v2: 10.0.
 >>> score = Score().add(verdict).add(check(0.0, targets[:1]))
 >>> score, score.total
 (Score(right=1, wrong=1, skipped=0), 2)
@@ -80,28 +82,83 @@ class Verdict:
     """The outcome of one guess: ``right`` when every target was, and per target
     ``(name, guess, truth, right)``.  ``step`` says which step was guessed (``'step 2,
     f7 (_ + _)'``); ``retry``: a second try at a step already graded, which the score
-    does not count."""
+    does not count.  ``shown``: False while a retry is offered, then a wrong verdict
+    says what is off without the right number (:meth:`hidden`); ``read``: how the names
+    in a typed guess were read (``'read e as the variable e = 0.37'``)."""
 
     right: bool
     checks: tuple = field(default_factory=tuple)
     step: str = ''
     retry: bool = False
+    shown: bool = True
+    read: tuple = field(default_factory=tuple)
 
     def __str__(self) -> str:
+        return self.answer() if self.right or self.shown else self.hidden()
+
+    def answer(self) -> str:
+        """The verdict with the right numbers."""
         where = f' at {self.step}' if self.step else ''
         again = ' (a retry: the score keeps your first try)' if self.retry else ''
         if self.right:
             return ('Right! ' + (f'{self.step}: ' if self.step else '')
-                    + ', '.join(f'{n}: {arrays.text(t)}' for n, _, t, _ in self.checks) + again)
+                    + ', '.join(f'{n}: {arrays.text(t)}' for n, _, t, _ in self.checks)
+                    + again + self._reading())
         wrong = '; '.join(f'{n} gets {arrays.text(t)} (you said {_said(g)})'
                           for n, g, t, ok in self.checks if not ok)
         good = [f'{n}: {arrays.text(t)}' for n, _, t, ok in self.checks if ok]
         return (f'Not quite{where}: {wrong}' + (f'; right for {", ".join(good)}' if good else '')
-                + f'.{again}')
+                + f'.{again}{self._reading()}')
+
+    def hidden(self) -> str:
+        """A wrong verdict that names what is off but not the right number (the retry
+        would be a copy otherwise)."""
+        where = f' at {self.step}' if self.step else ''
+        wrong = '; '.join(f'{n} is off (you said {_said(g)}: {off(g, t)})'
+                          for n, g, t, ok in self.checks if not ok)
+        good = [f'{n}: {arrays.text(t)}' for n, _, t, ok in self.checks if ok]
+        return (f'Not quite{where}: {wrong}' + (f'; right for {", ".join(good)}' if good else '')
+                + f'.{self._reading()}')
+
+    def _reading(self) -> str:
+        return f' ({"; ".join(self.read)})' if self.read else ''
+
+
+def off(guess: Any, truth: Any) -> str:
+    """What is off in a wrong guess, without the right number.
+
+    >>> off(1.0, -1.0), off(3.0, 1.0), off(0.5, 1.0), off([1, 2], [1, 3])
+    ('the sign is wrong', 'too large', 'too small', '1 of 2 values off')
+    """
+    try:
+        g = numpy.asarray(guess, dtype=numpy.float64)
+        t = numpy.asarray(truth, dtype=numpy.float64)
+    except (TypeError, ValueError):
+        return 'not the value this step sends'
+    if t.size > 1:
+        if g.size not in (1, t.size):
+            return f'it holds {t.size} values'
+        g = numpy.broadcast_to(g.reshape(t.shape) if g.size == t.size else g, t.shape)
+        bad = sum(not close(a, b) for a, b in zip(g.ravel(), t.ravel()))
+        return f'{bad} of {t.size} values off'
+    g, t = float(g.ravel()[0]), float(t.ravel()[0])
+    if not (math.isfinite(g) and math.isfinite(t)):
+        return 'not the value this step sends'
+    if g * t < 0 or (t != 0 and g == 0) or (g != 0 and t == 0):
+        return 'the sign is wrong' if g * t < 0 else 'too large' if abs(g) > abs(t) \
+            else 'too small'
+    return 'too large' if abs(g) > abs(t) else 'too small'
 
 
 def _said(guess: Any) -> str:
     return arrays.text(numpy.asarray(guess, dtype=numpy.float64))
+
+
+class Typed(str):
+    """Text typed in a guess box of the page (a list of these is read as text, where a
+    list of plain strings given in Python is refused)."""
+
+    __slots__ = ()
 
 
 def parse_guess(value: Any) -> Any:

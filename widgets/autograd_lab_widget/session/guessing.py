@@ -18,9 +18,15 @@ against what the step really sent.  :meth:`StepModel.guess
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import TYPE_CHECKING, Any
 
+import numpy
+
+from autograd_lab import events
+
+from autograd_lab_widget import expressions
 from autograd_lab_widget.follow.state import ViewState
 from autograd_lab_widget.quiz import prediction
 
@@ -33,7 +39,8 @@ def guess(model: StepModel, value: Any = None, **by_name: Any) -> prediction.Ver
     :meth:`StepModel.guess <autograd_lab_widget.session.stepping.StepModel.guess>`)."""
     if by_name and value is not None:
         raise TypeError('give the guess either as a value or by name, not both')
-    given = dict(by_name) if by_name else prediction.parse_guess(value)
+    notes: list[str] = []
+    given = _read(dict(by_name) if by_name else value, variables(model), notes)
     if given is None:
         raise ValueError('a guess needs a value (a number, a list, or by name)')
     names = model.next_targets()
@@ -50,7 +57,48 @@ def guess(model: StepModel, value: Any = None, **by_name: Any) -> prediction.Ver
         state = model.live
         if state.run.last is None or state.run.steps == before:
             raise RuntimeError('the step did not run')
-    return _grade(model, given, names, state)
+    return _grade(model, given, names, state, tuple(notes))
+
+
+def variables(model: StepModel) -> dict[str, float | None]:
+    """The graph's named variables by the name drawn, each its number (None where it
+    holds more than one): what a name in a typed guess means before any constant (a
+    variable ``e`` is not Euler's number)."""
+    state = model.state()
+    table = model.names.table(state.model)
+    out = {}
+    for ident, node in state.model.nodes.items():
+        data = getattr(node, 'data', None)
+        if node.category != 'variable' or not node.name or data is None:
+            continue
+        if isinstance(data, events.Summary):  # a big array, summarised
+            out[table.get(ident, node.name)] = None
+            continue
+        try:
+            array = numpy.asarray(data, dtype=numpy.float64)
+        except (TypeError, ValueError):
+            continue
+        name = table.get(ident, node.name)
+        out[name] = float(array.ravel()[0]) if array.size == 1 else None
+    return out
+
+
+def _read(value: Any, names: dict[str, float | None], notes: list[str]) -> Any:
+    """``value`` with its typed text evaluated (names read as ``names`` first)."""
+    if isinstance(value, str):
+        number, read = expressions.read(value.strip(), names)
+        notes.extend(n for n in read if n not in notes)
+        return number
+    if isinstance(value, list | tuple) and any(isinstance(v, prediction.Typed) for v in value):
+        return [_read(v, names, notes) for v in value]
+    return value
+
+
+def reveal(model: StepModel) -> str:
+    """Show the answer of the step whose verdict is shown (see
+    :meth:`PredictMode.reveal <autograd_lab_widget.quiz.predict_mode.PredictMode.reveal>`)."""
+    state = model.state()
+    return model.quiz.reveal(step_key(state) if state.run.last else None)
 
 
 def target_sizes(model: StepModel) -> list[int | None]:
@@ -68,8 +116,8 @@ def step_key(state: ViewState) -> tuple:
     return (state.run.run_id, state.run.last.func_id)
 
 
-def _grade(model: StepModel, given: Any, names: list[str], state: ViewState
-           ) -> prediction.Verdict:
+def _grade(model: StepModel, given: Any, names: list[str], state: ViewState,
+           notes: tuple = ()) -> prediction.Verdict:
     rec = state.run.last
     table = model.names.table(state.model)
     truth = [(table.get(i, f'#{i}'), term) for i, term, _ in rec.targets]
@@ -77,4 +125,5 @@ def _grade(model: StepModel, given: Any, names: list[str], state: ViewState
         truth = list(zip(names, [t for _, t in truth])) if len(truth) == len(names) \
             else truth
     step = f'step {state.run.steps}, {model.names.described(state.model, rec.func_id)}'
-    return model.quiz.grade(prediction.check(given, truth), step_key(state), step)
+    verdict = dataclasses.replace(prediction.check(given, truth), read=notes)
+    return model.quiz.grade(verdict, step_key(state), step)

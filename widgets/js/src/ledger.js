@@ -115,6 +115,13 @@ export function renderLedger(box, ledger, st, onGuess) {
         again.addEventListener('click', () => { box.dataset.focusGuess = question; });
         part.appendChild(again);
       }
+      if (!right && sec.verdict.includes(' is off (you said')) {  // the number is held back
+        const show = el('button', 'agl-link', 'Show the answer');
+        show.type = 'button';
+        show.dataset.action = 'reveal';
+        show.title = 'Show the right numbers of this step (after a retry they show anyway)';
+        part.appendChild(show);
+      }
     }
     part.appendChild(rowsTable(sec.rows));
     if (sec.kind === 'next' && st.predict && (st.targets || []).length) {

@@ -11,6 +11,7 @@ export const ACTIONS = Object.freeze([
   "unchain-preview",
   "device",
   "predict",
+  "reveal",
   "export-dot",
   "export-log",
   "export-html"
