@@ -34,3 +34,50 @@ def test_keyboard_interrupt_from_a_label_arrives_as_keyboard_interrupt():
         assert recorders._threads.context.outer == []
         y.backward()  # the recorder still works, and the failed backward left no grad
     np.testing.assert_allclose(x.grad, np.exp([0.5, -1.0]))
+
+
+def _half_done_unchain_graph():
+    x = chainer.Variable(np.array([0.5, -1.0]))
+    a = F.tanh(x)
+    y = F.sum(F.exp(a) * x)
+    return x, a, y
+
+
+def _plain_engine_grad():
+    x, a, y = _half_done_unchain_graph()
+    a.unchain_backward()
+    y.backward()
+    return x.grad
+
+
+def test_unchain_during_a_half_done_backward_gives_the_plain_engines_grads():
+    from autograd_lab_widget import GraphView
+    x, a, y = _half_done_unchain_graph()
+    v = GraphView(y)
+    try:
+        v.step()
+        v.step()
+        v.unchain(a)
+        status = v.status
+        assert 'partial grads were undone' in status['text']
+        assert 'failed' not in status['text']
+        assert x.grad is None  # undone at once, before anything runs again
+        v.run()
+        np.testing.assert_allclose(x.grad, _plain_engine_grad())
+        assert v.status['text'] == 'Backward finished: every gradient has arrived.'
+        assert 'held before' not in v.status['notice']
+    finally:
+        v.close()
+
+
+def test_unchain_refuses_a_variable_of_another_graph():
+    from autograd_lab_widget import GraphView
+    _, _, y = _half_done_unchain_graph()
+    other = F.tanh(chainer.Variable(np.array([1.0])))
+    v = GraphView(y)
+    try:
+        with pytest.raises(KeyError, match="not in the shown graph"):
+            v.unchain(other)
+        assert other.creator is not None
+    finally:
+        v.close()

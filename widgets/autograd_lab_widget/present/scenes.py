@@ -127,6 +127,10 @@ def status(shown: Shown) -> dict:
     return st
 
 
+#: The reason a backward abandoned by an unchain ends with (see ``graph_edits.unchain``).
+CUT_REASON = 'the graph was cut by unchain during this backward'
+
+
 def _sentence(shown: Shown, st: dict, live: bool, total: int | None) -> str:
     """The status line's sentence (and, for a view made after backward, its notice)."""
     model, run, up, root = shown.state.model, shown.state.run, shown.upcoming, shown.root
@@ -139,6 +143,10 @@ def _sentence(shown: Shown, st: dict, live: bool, total: int | None) -> str:
                    'returns to now).')
         return shown.building or history
     if run.finished and not run.ok and root in run.roots:
+        if CUT_REASON in (run.error or ''):  # session.graph_edits.unchain abandoned it
+            return ('The graph was cut half-way through the backward: its partial grads '
+                    'were undone (every grad is as before it began). Step starts afresh '
+                    'on the cut graph.')
         return (f'Backward failed at step {run.steps + 1}: {run.error}. Every grad '
                 'is as before it began: Step tries again, Back shows the steps that '
                 'ran, Reset starts over.')
