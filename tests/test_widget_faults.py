@@ -81,3 +81,56 @@ def test_unchain_refuses_a_variable_of_another_graph():
         assert other.creator is not None
     finally:
         v.close()
+
+
+def _square_graph():
+    x = chainer.Variable(np.array([1.0, 2.0, 3.0]), name='x')
+    return x, F.sum(x * x)
+
+
+def test_reset_before_any_step_keeps_the_grads_a_cell_computed():
+    from autograd_lab_widget import GraphView
+    x, y = _square_graph()
+    y.backward()
+    v = GraphView(y)
+    try:
+        v.reset()
+        np.testing.assert_allclose(x.grad, [2.0, 4.0, 6.0])
+    finally:
+        v.close()
+
+
+def test_reset_in_a_second_view_gives_back_the_grad_held_before_the_firsts_backward():
+    from autograd_lab_widget import GraphView
+    x, y = _square_graph()
+    x.grad = np.array([10.0, 20.0, 30.0])
+    first, second = GraphView(y), GraphView(y)
+    try:
+        first.step()
+        assert first.status['step'] == 1
+        second.reset()
+        np.testing.assert_allclose(x.grad, [10.0, 20.0, 30.0])
+    finally:
+        first.close()
+        second.close()
+
+
+def test_reset_keeps_a_retained_intermediates_grad():
+    from autograd_lab_widget import GraphView
+    x = chainer.Variable(np.array([1.0, 2.0]), name='x')
+    h = x * 3
+    y = F.sum(h * h)
+    y.backward(retain_grad=True)
+    held = h.grad.copy()
+    v = GraphView(y)
+    try:
+        v.reset()
+        np.testing.assert_allclose(h.grad, held)
+        for _ in range(4):  # add to them (the first press asks), then Reset
+            v.step()
+        assert not np.allclose(x.grad, 18 * np.array([1.0, 2.0]))
+        v.reset()
+        np.testing.assert_allclose(h.grad, held)
+        np.testing.assert_allclose(x.grad, 18 * np.array([1.0, 2.0]))
+    finally:
+        v.close()

@@ -153,7 +153,8 @@ def _sentence(shown: Shown, st: dict, live: bool, total: int | None) -> str:
     if shown.finished:
         return ('Backward finished: every gradient has arrived.' if shown.own_run
                 or shown.replay else f'{output}.backward() ran from your code '
-                f'({run.steps} steps). Reset to step through it here.')
+                f'({run.steps} steps). Step goes through it again here, adding to '
+                'these grads (clear them first to start afresh).')
     if up is not None and run.run_id is not None and run.open:
         return f'Step {run.steps}{of_total}: next {shown.names.described(model, up.func_id)}.'
     if up is not None and shown.live and not shown.replay and (held := shown.held()):
