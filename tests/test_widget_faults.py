@@ -134,3 +134,31 @@ def test_reset_keeps_a_retained_intermediates_grad():
         np.testing.assert_allclose(x.grad, 18 * np.array([1.0, 2.0]))
     finally:
         v.close()
+
+
+def test_a_grad_set_by_hand_between_steps_survives_a_failed_steps_rollback():
+    from autograd_lab_widget import GraphView
+
+    class Failing(chainer.FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 2,
+
+        def backward(self, indexes, grad_outputs):
+            raise ValueError('broken backward')
+
+    x = chainer.Variable(np.array([1.0, 2.0]), name='x')
+    w = chainer.Variable(np.array([3.0, 4.0]), name='w')
+    h = Failing().apply((x,))[0]
+    y = F.sum(h + w)
+    v = GraphView(y)
+    try:
+        v.step()  # sum's backward
+        v.step()  # add's: w.grad is set
+        w.grad = np.array([7.0, 7.0])  # by hand, between steps
+        with pytest.raises(ValueError, match='broken backward'):
+            v.step()
+        np.testing.assert_array_equal(w.grad, [7.0, 7.0])
+        assert 'w.grad, set by hand during it and kept' in v.status['message']
+        assert x.grad is None
+    finally:
+        v.close()

@@ -30,6 +30,7 @@ class Backward:
         self.grads_before: list | None = None  # leaves' grads before our backward began
         self.armed = False  # Step was pressed once on a graph whose leaves hold grads
         self.notice = ''
+        self.after_step: tuple | None = None  # (stepper, [(weakref, grad)]) after our last step
         self._starting = False
 
     def in_flight(self, root: int | None) -> BackwardStepper | None:

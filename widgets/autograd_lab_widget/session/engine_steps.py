@@ -73,14 +73,38 @@ def stepped(session: StepModel, stepper: BackwardStepper, all_of_them: bool = Fa
     """Run the next step (or every one) of ``stepper``.  A step that raises has been
     undone by the engine (every grad as before this backward): the view says so and
     stays usable (Step tries again, Back, Reset); the error goes on to the caller."""
+    now = [(weakref.ref(var), var.grad) for var in session.graph_variables()]
+    last = session.backward.after_step
+    by_hand = [] if last is None or last[0] is not stepper else [
+        (ref, grad) for (ref, grad), (_, was) in zip(now, last[1])
+        if ref() is not None and grad is not was]
     try:
         session.backward.advance(stepper, all_of_them)
     except BaseException as error:
         session.quiz.verdict = ''
+        kept = _keep_by_hand(by_hand)
         session.message = (f'The step failed ({type(error).__name__}: {error}). Every grad '
-                        'is back to what it was before this backward: Step tries again, '
-                          'Back shows the steps that ran, Reset starts over.')
+                           'is back to what it was before this backward'
+                           + (f', except {", ".join(kept)}, set by hand during it and kept'
+                              if kept else '')
+                           + ': Step tries again, Back shows the steps that ran, '
+                           'Reset starts over.')
+        session.backward.after_step = None
         raise
+    session.backward.after_step = (stepper, [
+        (weakref.ref(var), var.grad) for var in session.graph_variables()])
+
+
+def _keep_by_hand(by_hand: list) -> list[str]:
+    """Give back the grads the user set by hand between steps (the rollback undid
+    them); their names, as ``x.grad``."""
+    kept = []
+    for ref, grad in by_hand:
+        var = ref()
+        if var is not None:
+            var.grad = grad
+            kept.append(f'{var.name or "a variable"}.grad')
+    return kept
 
 
 def step_engine(session: StepModel) -> None:
