@@ -162,3 +162,23 @@ def test_a_grad_set_by_hand_between_steps_survives_a_failed_steps_rollback():
         assert x.grad is None
     finally:
         v.close()
+
+
+def test_unchain_from_the_browser_during_a_half_done_backward_gives_the_plain_engines_grads():
+    from autograd_lab_widget import GraphView
+    from widget_helpers import send
+    x, a, y = _half_done_unchain_graph()
+    v = GraphView(y)
+    try:
+        send(v, {'type': 'action', 'action': 'step'})
+        send(v, {'type': 'action', 'action': 'step'})
+        assert v.status['step'] == 2
+        v.select(a)
+        send(v, {'type': 'action', 'action': 'unchain'})
+        assert a.creator is None
+        assert 'partial grads were undone' in v.status['text']
+        send(v, {'type': 'action', 'action': 'run'})
+        np.testing.assert_allclose(x.grad, _plain_engine_grad())
+        assert v.status['text'] == 'Backward finished: every gradient has arrived.'
+    finally:
+        v.close()
