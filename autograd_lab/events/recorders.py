@@ -210,16 +210,10 @@ class BackwardRun:
         self.depth: int | None = None  # len(context.outer) while one of its steps is open
 
 
-def _open_step(context: _Context, run: BackwardRun) -> None:
-    """A step of ``run`` begins: push the function whose backward ran, first of all,
-    so that a failure anywhere after (even a KeyboardInterrupt) is undone by
-    :func:`_close_failed_step`."""
-    context.outer.append(context.func_id)
-    run.depth = len(context.outer)
-
-
 def _close_failed_step(context: _Context, run: BackwardRun | None) -> None:
-    """Undo what the failed step of ``run`` pushed, if it got to push anything."""
+    """Undo what the failed step of ``run`` pushed, if it got to push anything: a step
+    pushes the function whose backward ran before anything that can raise, and notes
+    how deep, so that a failure anywhere after (even a KeyboardInterrupt) is undone."""
     depth = None if run is None else run.depth
     if depth is not None and len(context.outer) >= depth:
         context.func_id = context.outer[depth - 1]
@@ -356,7 +350,9 @@ class Recorder:
         """``func``'s backward runs next, with ``grad_outputs``; ``frontier`` (in order,
         with ``head(k)`` and ``len``) holds the functions that wait after it."""
         context = _threads.context
-        _open_step(context, run)
+        outer = context.outer  # pushed first of all: see _close_failed_step
+        outer.append(context.func_id)
+        run.depth = len(outer)
         if context.held is not None:  # a backward inside a held step's backward
             _flush(context)
         func_id = func._uid or uid(func)
