@@ -96,7 +96,7 @@ class Backward:
             self._starting = False
             shared.STARTING.discard(root)
         shared.IN_FLIGHT[root] = (weakref.ref(self.stepper), self.run_id)
-        shared.BEFORE[root] = (weakref.ref(self.stepper), self.grads_before)
+        shared.remember_grads_before(root, self.stepper, self.grads_before)
         return self.stepper
 
     def advance(self, stepper: BackwardStepper, all_of_them: bool = False) -> None:

@@ -40,8 +40,16 @@ def drop(root: int | None, stepper: BackwardStepper | None) -> None:
         del BEFORE[root]
 
 
+def remember_grads_before(root: int | None, stepper: BackwardStepper, before: list) -> None:
+    """Keep ``before`` for a Reset in any view of ``root``'s graph while ``stepper`` lives
+    (entries whose backward no view holds any more are let go here)."""
+    for key in [k for k, (ref, _) in BEFORE.items() if ref() is None]:
+        del BEFORE[key]
+    BEFORE[root] = (weakref.ref(stepper), before)
+
+
 def take_grads_before(root: int | None) -> list | None:
     """The grads held before the last backward a view began over ``root`` (None if
     none began since a Reset), forgotten here: one Reset gives them back."""
     entry = BEFORE.pop(root, None)
-    return None if entry is None else entry[1]
+    return None if entry is None or entry[0]() is None else entry[1]
