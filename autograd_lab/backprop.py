@@ -219,6 +219,12 @@ class BackwardStepper:
             self._steps(all_of_them=True)
         self._finish_if_done()
 
+    def abandon(self, reason: str = 'abandoned') -> None:
+        """Undo the steps run so far (every grad as before this backward) and end it,
+        as a failed step would (``reason`` is its failure); nothing when it is done."""
+        if not self.done:
+            self._fail(RuntimeError(reason), _events.recorder)
+
     def results(self, inputs: Sequence[Variable] | None = None) -> list:
         """The gradients w.r.t. ``inputs`` (default: :meth:`for_grad`'s), as Variables or
         None; None also for an input that does not require grad, as :func:`grad` returns."""

@@ -202,11 +202,24 @@ class BackwardRun:
     """What the recorder keeps about one backward while it runs: its id and, per waiting
     gradient, the bytes it was announced with (its creator's step reuses them)."""
 
-    __slots__ = ('id', 'frozen')
+    __slots__ = ('id', 'frozen', 'depth')
 
     def __init__(self, run_id: int) -> None:
         self.id = run_id
         self.frozen: dict = {}
+        self.depth: int | None = None  # len(context.outer) while one of its steps is open
+
+
+def _close_failed_step(context: _Context, run: BackwardRun | None) -> None:
+    """Undo what the failed step of ``run`` pushed, if it got to push anything: a step
+    pushes the function whose backward ran before anything that can raise, and notes
+    how deep, so that a failure anywhere after (even a KeyboardInterrupt) is undone."""
+    depth = None if run is None else run.depth
+    if depth is not None and len(context.outer) >= depth:
+        context.func_id = context.outer[depth - 1]
+        del context.outer[depth - 1:]
+    if run is not None:
+        run.depth = None
 
 
 # ---- the recorder -------------------------------------------------------------------------------
@@ -337,6 +350,9 @@ class Recorder:
         """``func``'s backward runs next, with ``grad_outputs``; ``frontier`` (in order,
         with ``head(k)`` and ``len``) holds the functions that wait after it."""
         context = _threads.context
+        outer = context.outer  # pushed first of all: see _close_failed_step
+        outer.append(context.func_id)
+        run.depth = len(outer)
         if context.held is not None:  # a backward inside a held step's backward
             _flush(context)
         func_id = func._uid or uid(func)
@@ -364,8 +380,7 @@ class Recorder:
                 group += (g.tobytes(), node.dtype, node.shape)  # (checked against the node)
             else:
                 group += _compact(g, node)
-        context.outer.append(context.func_id)  # what its backward applies is tagged with it
-        context.func_id = func_id
+        context.func_id = func_id  # what its backward applies is tagged with it
         if _holds_steps:
             context.held = group
         else:
@@ -377,6 +392,7 @@ class Recorder:
         ``'set'``, ``'added'`` or None (``accumulation``); the gradients of its output
         nodes ``released`` were dropped."""
         context = _threads.context
+        run.depth = None
         context.func_id = context.outer.pop()
         group = context.held
         if group is None:
@@ -419,10 +435,12 @@ class Recorder:
         """The backward ended: every function ran, or the step this recorder was told had
         started raised ``error`` (the gradients were restored first)."""
         context = _threads.context
+        if error is not None:  # the failed step did not get to say it was done
+            _close_failed_step(context, run)
+        if run is None:  # it failed before the recorder was told it started
+            return
         if context.held is not None:
             _flush(context)
-        if error is not None:  # the failed step did not get to say it was done
-            context.func_id = context.outer.pop()
         run.frozen.clear()
         emit(BackwardFinished(run_id=run.id, ok=error is None,
                               error=None if error is None else repr(error)))
@@ -444,7 +462,7 @@ class _HooksOnly(Recorder):
 
     def step_started(self, run: Any, func: Any, frontier: Any, grad_outputs: tuple) -> None:
         context = _threads.context
-        context.outer.append(context.func_id)
+        context.outer.append(context.func_id)  # first: a failure after it pops it
         context.func_id = func._uid or uid(func)
 
     def step_done(self, run: Any, func: Any, *args: Any) -> None:
@@ -452,8 +470,8 @@ class _HooksOnly(Recorder):
         context.func_id = context.outer.pop()
 
     def backward_finished(self, run: Any, error: BaseException | None = None) -> None:
-        if error is not None:
-            context = _threads.context
+        context = _threads.context
+        if error is not None and context.outer:  # (empty: it failed before pushing)
             context.func_id = context.outer.pop()
 
 

@@ -129,6 +129,10 @@ def status(shown: Shown) -> dict:
     return st
 
 
+#: The reason a backward abandoned by an unchain ends with (see ``graph_edits.unchain``).
+CUT_REASON = 'the graph was cut by unchain during this backward'
+
+
 def _sentence(shown: Shown, st: dict, live: bool, total: int | None) -> str:
     """The status line's sentence (and, for a view made after backward, its notice)."""
     model, run, up, root = shown.state.model, shown.state.run, shown.upcoming, shown.root
@@ -141,6 +145,10 @@ def _sentence(shown: Shown, st: dict, live: bool, total: int | None) -> str:
                    'returns to now).')
         return shown.building or history
     if run.finished and not run.ok and root in run.roots:
+        if CUT_REASON in (run.error or ''):  # session.graph_edits.unchain abandoned it
+            return ('The graph was cut half-way through the backward: its partial grads '
+                    'were undone (every grad is as before it began). Step starts afresh '
+                    'on the cut graph.')
         return (f'Backward failed at step {run.steps + 1}: {run.error}. Every grad '
                 'is as before it began: Step tries again, Back shows the steps that '
                 'ran, Reset starts over.')
@@ -150,7 +158,8 @@ def _sentence(shown: Shown, st: dict, live: bool, total: int | None) -> str:
             return gone.finished(lost)
         return ('Backward finished: every gradient has arrived.' if shown.own_run
                 or shown.replay else f'{output}.backward() ran from your code '
-                f'({run.steps} steps). Reset to step through it here.')
+                f'({run.steps} steps). Step goes through it again here, adding to '
+                'these grads (clear them first to start afresh).')
     if up is not None and run.run_id is not None and run.open:
         return f'Step {run.steps}{of_total}: next {shown.names.described(model, up.func_id)}.'
     if up is not None and shown.live and not shown.replay and (held := shown.held()):

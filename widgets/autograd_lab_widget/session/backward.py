@@ -30,6 +30,7 @@ class Backward:
         self.grads_before: list | None = None  # leaves' grads before our backward began
         self.armed = False  # Step was pressed once on a graph whose leaves hold grads
         self.notice = ''
+        self.after_step: tuple | None = None  # (stepper, [(weakref, grad)]) after our last step
         self._starting = False
 
     def in_flight(self, root: int | None) -> BackwardStepper | None:
@@ -95,6 +96,7 @@ class Backward:
             self._starting = False
             shared.STARTING.discard(root)
         shared.IN_FLIGHT[root] = (weakref.ref(self.stepper), self.run_id)
+        shared.remember_grads_before(root, self.stepper, self.grads_before)
         return self.stepper
 
     def advance(self, stepper: BackwardStepper, all_of_them: bool = False) -> None:
@@ -116,14 +118,17 @@ class Backward:
         shared.drop(root, self.stepper)
         self.stepper = None
 
-    def reset(self, root: int | None) -> list:
-        """Drop the backward and what it left to say; returns the leaves' grads from
-        before it began (``[(weakref, grad copy)]``, [] if none began since the last
-        reset)."""
+    def reset(self, root: int | None) -> list | None:
+        """Drop the backward and what it left to say; returns the graph's grads from
+        before it began (``[(weakref, grad copy)]``; this view's, or another view's of
+        the graph), None if none began since the last reset."""
+        before = shared.take_grads_before(root)
+        if self.grads_before is not None:
+            before = self.grads_before
         self.drop(root)
         self.armed = False
         self.notice = ''
-        before, self.grads_before = self.grads_before or [], None
+        self.grads_before = None
         return before
 
 

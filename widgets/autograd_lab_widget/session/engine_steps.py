@@ -62,24 +62,49 @@ def ensure_stepper(session: StepModel, *, confirm: bool) -> BackwardStepper | No
 
 
 def leaf_snapshot(session: StepModel) -> list:
-    """The grads the graph's leaves hold now (copies), for :meth:`reset`."""
+    """The grads the graph's variables hold now (copies: leaves', and retained
+    intermediates'), for :meth:`reset`."""
     return [(weakref.ref(var), None if var.grad is None else var.grad.copy())
             for var in session.graph_variables()
-            if var.creator is None and var.requires_grad]
+            if var.grad is not None or (var.creator is None and var.requires_grad)]
 
 
 def stepped(session: StepModel, stepper: BackwardStepper, all_of_them: bool = False) -> None:
     """Run the next step (or every one) of ``stepper``.  A step that raises has been
     undone by the engine (every grad as before this backward): the view says so and
     stays usable (Step tries again, Back, Reset); the error goes on to the caller."""
+    now = [(weakref.ref(var), var.grad) for var in session.graph_variables()]
+    last = session.backward.after_step
+    by_hand = [] if last is None or last[0] is not stepper else [
+        (ref, grad) for (ref, grad), (_, was) in zip(now, last[1])
+        if ref() is not None and grad is not was]
     try:
         session.backward.advance(stepper, all_of_them)
     except BaseException as error:
         session.quiz.verdict = ''
+        kept = _keep_by_hand(by_hand)
         session.message = (f'The step failed ({type(error).__name__}: {error}). Every grad '
-                        'is back to what it was before this backward: Step tries again, '
-                          'Back shows the steps that ran, Reset starts over.')
+                           'is back to what it was before this backward'
+                           + (f', except {", ".join(kept)}, set by hand during it and kept'
+                              if kept else '')
+                           + ': Step tries again, Back shows the steps that ran, '
+                           'Reset starts over.')
+        session.backward.after_step = None
         raise
+    session.backward.after_step = (stepper, [
+        (weakref.ref(var), var.grad) for var in session.graph_variables()])
+
+
+def _keep_by_hand(by_hand: list) -> list[str]:
+    """Give back the grads the user set by hand between steps (the rollback undid
+    them); their names, as ``x.grad``."""
+    kept = []
+    for ref, grad in by_hand:
+        var = ref()
+        if var is not None:
+            var.grad = grad
+            kept.append(f'{var.name or "a variable"}.grad')
+    return kept
 
 
 def step_engine(session: StepModel) -> None:
@@ -178,16 +203,17 @@ def function_id(session: StepModel, target: Any) -> int:
 
 def reset(session: StepModel) -> None:
     """Back to the picture from before backward: drop the stepper so that the next
-    Step starts a fresh backward, clear the grads of every live variable of the graph,
-    give the leaves back the grads they held before this view's backward began (none
-    began since the last Reset: they stay cleared, a fresh start), and return to the
+    Step starts a fresh backward, give every variable of the graph exactly the grad it
+    held before the view's backward began (this view's or another view's of the graph;
+    none began since the last Reset: every grad stays as it is), and return to the
     live end.  The event log is kept: Back can still visit what happened before."""
     with session.action():
         session.travel.go_live()
         variables = session.graph_variables()
         before = session.backward.reset(session.root_id())  # other views' Step stops too
-        for var in variables:
-            var.cleargrad()
+        if before is not None:
+            for var in variables:
+                var.cleargrad()
         session.quiz.verdict = ''
         session.timeline.reset_mark()
-        restore_grads(before)  # after the mark: the picture shows them again
+        restore_grads(before or [])  # after the mark: the picture shows them again

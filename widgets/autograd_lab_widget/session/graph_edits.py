@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from autograd_lab import backend, events
 
+from autograd_lab_widget.present.scenes import CUT_REASON
 from autograd_lab_widget.session.selection import cut_by, variable_of
 
 if TYPE_CHECKING:
@@ -47,13 +48,21 @@ def unchain(model: StepModel, var: Any = None, backward: bool = True) -> None:
     or ``unchain()``; the cut edges turn dashed and a later backward stops there."""
     with model.lock:
         var = variable_of(model.selected if var is None else var)
+        cut_by(model.live.model, events.uid(var), backward)  # KeyError: not this graph's
         model.message = ''
         model.selection.preview = set()
+        root = model.root_id()
+        half_done = model.backward.in_flight(root)
+        if half_done is not None:  # its partial grads go, as if it had never begun
+            half_done.abandon(CUT_REASON)
         if backward:
             var.unchain_backward()
         else:
             var.unchain()
-        model.backward.drop(model.root_id())  # a new backward must see the cut graph
+        model.backward.drop(root)  # a new backward must see the cut graph
+        if half_done is not None:
+            model.backward.notice = ('The graph was cut half-way through the backward: '
+                                     'its partial grads were undone; Step starts afresh.')
 
 
 def device(model: StepModel) -> str:

@@ -73,7 +73,8 @@ def cut_by(model: graph.GraphModel, ident: int, backward: bool) -> set[int]:
     """The functions that ``unchain_backward()`` (``backward``) or ``unchain()`` of
     variable ``ident`` cuts."""
     if ident not in model.nodes:
-        raise KeyError(f'variable {ident} is not in the shown graph')
+        raise KeyError(f'variable {ident} is not in the shown graph: pass a variable '
+                       'of this view\'s graph (or select one)')
     if backward:
         return {i for i in model.upstream(ident) if model.nodes[i].category == 'function'}
     creator = model.nodes[ident].creator_id
