@@ -18,6 +18,13 @@ per lesson, named by its notebook stem:
 ``otter``: ``OUT/<stem>/<stem>.ipynb`` in otter's format, ready for
 ``otter assign OUT/<stem>/<stem>.ipynb DIST``.
 
+Notebooks already in ``OUT`` are never written over silently: the command refuses unless
+``--update`` (notebooks edited since they were written are kept as they are; the others
+are refreshed with the hidden points they already have) or ``--force`` (overwritten).
+
+This module, :mod:`.hidden_tests` and the solutions are only in a clone: the installed
+package (what students install) carries none of them.
+
 Both need the ``grading`` extra (nbgrader, otter-grader, and nbclient to run the
 solutions): ``pip install "autograd-lab[grading]"``.
 """
