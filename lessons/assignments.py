@@ -301,15 +301,26 @@ def target(fmt: str, out: Path, stem: str) -> Path:
         f'{stem}.ipynb'
 
 
-def _fingerprint(cells: list) -> str:
-    """What the export records of the cells it wrote, to tell a teacher's edits later."""
-    return hashlib.sha256(json.dumps(cells, sort_keys=True).encode()).hexdigest()
+#: Beside the notebooks in OUT (not in any notebook, so never in a student's copy): the
+#: SHA-256 of each notebook as the export wrote it, to tell a teacher's edits later.
+RECORD = '.autograd-lab-export.json'
 
 
-def _edited(notebook: dict) -> bool:
+def _fingerprint(text: str) -> str:
+    return hashlib.sha256(text.encode('utf-8')).hexdigest()
+
+
+def _records(out: Path) -> dict[str, str]:
+    try:
+        return json.loads((out / RECORD).read_text(encoding='utf-8'))
+    except (OSError, ValueError):
+        return {}  # none (or unreadable): every notebook there counts as edited
+
+
+def _edited(out: Path, path: Path) -> bool:
     """Whether a notebook differs from what the export wrote (one with no record: yes)."""
-    record = notebook.get('metadata', {}).get('autograd_lab', {}).get('exported_cells')
-    return record != _fingerprint(notebook.get('cells', []))
+    recorded = _records(out).get(path.relative_to(out).as_posix())
+    return recorded != _fingerprint(path.read_text(encoding='utf-8'))
 
 
 def drawn_hidden_tests(notebook: dict) -> dict[str, str]:
@@ -361,7 +372,7 @@ def export(fmt: str, out: str | Path, stems: Sequence[str] = MAIN_PATH, *,
         path, action, drawn = target(fmt, out, stem), 'written', {}
         if path.exists():
             old = json.loads(path.read_text(encoding='utf-8'))
-            action = 'overwritten' if force else 'kept' if _edited(old) else 'updated'
+            action = 'overwritten' if force else 'kept' if _edited(out, path) else 'updated'
             drawn = {} if force else drawn_hidden_tests(old)
         lesson = read_lesson(stem)
         if action == 'kept':
@@ -375,14 +386,14 @@ def export(fmt: str, out: str | Path, stems: Sequence[str] = MAIN_PATH, *,
             notebook = nbgrader_notebook(lesson)
         else:
             notebook = otter_notebook(lesson, _requirement(lesson))
-        notebook['metadata'] = {**notebook.get('metadata', {}),
-                                'autograd_lab': {'exported_cells': _fingerprint(
-                                    notebook['cells'])}}
         text = json.dumps(notebook, indent=1, ensure_ascii=False) + '\n'
         if action == 'updated' and path.read_text(encoding='utf-8') == text:
             action = 'unchanged'
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding='utf-8')
+        records = {**_records(out), path.relative_to(out).as_posix(): _fingerprint(text)}
+        (out / RECORD).write_text(json.dumps(records, indent=1, sort_keys=True) + '\n',
+                                  encoding='utf-8')
         written.append(Written(stem, path, lesson.points, len(lesson.checks),
                                sum(bool(check.hidden) for check in lesson.checks), action))
     if fmt == 'nbgrader':

@@ -158,6 +158,15 @@ def test_export_over_a_course_refuses_updates_or_forces(exported, tmp_path, caps
     assert done.action == 'overwritten'
     assert 'My own note' not in path.read_text() and _hidden(path).keys() == drawn.keys()
     assert _hidden(path) != drawn
+    # what the export wrote is recorded beside the notebooks, never in one (a student's copy)
+    record = json.loads((out / assignments.RECORD).read_text())
+    assert list(record) == [f'source/{stem}/{stem}.ipynb']
+    assert not [v for v in record.values() if v in path.read_text()]
+    # with no record, a notebook counts as edited: kept
+    (out / assignments.RECORD).unlink()
+    forced = path.read_bytes()
+    done, = assignments.export('nbgrader', out, [stem], update=True)
+    assert done.action == 'kept' and path.read_bytes() == forced
     with pytest.raises(ValueError, match='choose one'):
         assignments.export('nbgrader', out, [stem], update=True, force=True)
 
