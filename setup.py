@@ -10,13 +10,18 @@ from setuptools import find_packages, setup
 from setuptools.command.build_py import build_py
 
 
+#: Modules of lessons/ that only a clone has: the notebooks' builder (it reads
+#: lessons/source/), and the instructors' graded-assignment tools, which run the solutions
+#: and hold how the hidden tests try an answer (students install the wheel: issue 40).
+CLONE_ONLY = ('build_notebooks', 'assignments', 'hidden_tests')
+
+
 class BuildPy(build_py):
-    """Leaves out lessons/build_notebooks.py: it builds the notebooks from lessons/source/,
-    which only a clone has."""
+    """Leaves out the clone-only modules of lessons/ (:data:`CLONE_ONLY`)."""
 
     def find_package_modules(self, package, package_dir):
         return [found for found in super().find_package_modules(package, package_dir)
-                if found[:2] != ('autograd_lab_lessons', 'build_notebooks')]
+                if not (found[0] == 'autograd_lab_lessons' and found[1] in CLONE_ONLY)]
 
 
 setup(

@@ -2,9 +2,11 @@
 
 This folder (``lessons/`` in the repository) is installed as the package
 ``autograd_lab_lessons``: the exercise checkers (:mod:`autograd_lab_lessons.checks`,
-which every lesson imports), the lesson notebooks and their solutions as package
-data, and the ``autograd-lab lessons`` command (:mod:`autograd_lab_lessons.cli`),
-which copies the notebooks into a working folder and opens JupyterLab there.
+which every lesson imports), the lesson notebooks as package data, and the
+``autograd-lab lessons`` command (:mod:`autograd_lab_lessons.cli`), which copies the
+notebooks into a working folder and opens JupyterLab there.  The solutions, the
+instructor notes and the graded-assignment tools are only in a clone (and an editable
+install of it): students install the wheel, so it carries no answers.
 
 It sits on top of everything else: the engine and the widget never import it.
 
@@ -31,7 +33,8 @@ from autograd_lab_lessons.path import APPENDIX, MAIN_PATH
 if TYPE_CHECKING:  # importlib.resources.abc is Python >= 3.11
     from importlib.resources.abc import Traversable
 
-__all__ = ['FIRST_LESSON', 'copy_lessons', 'lessons']
+__all__ = ['FIRST_LESSON', 'InstructorMaterialMissing', 'copy_lessons', 'has_instructor_material',
+           'lessons']
 
 #: The notebook a class starts with (what the command and Binder open).
 FIRST_LESSON = '01_variables_and_derivatives.ipynb'
@@ -39,6 +42,27 @@ FIRST_LESSON = '01_variables_and_derivatives.ipynb'
 # with the solutions.
 _INDEX = 'README.md'
 _INSTRUCTOR_NOTES = 'INSTRUCTORS.md'
+
+
+#: Where instructors get the solutions, the notes and the assignment tools: students install
+#: the package, so it carries none of them (issue 40).
+CLONE_HINT = ('They are not in the installed autograd-lab package (students install it too): '
+              'they are in a clone of the autograd_lab repository. Clone it, run '
+              '`pip install -e ".[notebook]"` in it (or `bash lessons/start.sh`), and run the '
+              'command from that install.')
+
+
+class InstructorMaterialMissing(FileNotFoundError):
+    """The solutions or the instructor notes are asked for where only the students' package
+    is installed."""
+
+
+def has_instructor_material() -> bool:
+    """Whether the solutions and the instructor notes are here: in a clone (or an editable
+    install of one), not in the installed wheel."""
+    package = resources.files(__name__)
+    return (package / _INSTRUCTOR_NOTES).is_file() and all(
+        notebook.is_file() for notebook in lessons(solutions=True))
 
 
 def lessons(*, solutions: bool = False) -> list[Traversable]:
@@ -55,8 +79,11 @@ def copy_lessons(destination: str | Path, *, solutions: bool = False
 
     A file that is already there is kept, never overwritten: running the command
     again reopens a learner's work as they left it.  ``solutions=True`` adds the
-    ``solutions/`` folder and the instructor notes.
+    ``solutions/`` folder and the instructor notes; where they are missing (the installed
+    wheel) it raises :class:`InstructorMaterialMissing` and copies nothing.
     """
+    if solutions and not has_instructor_material():
+        raise InstructorMaterialMissing(f'No solutions or instructor notes here. {CLONE_HINT}')
     destination = Path(destination).expanduser()
     package = resources.files(__name__)
     wanted: list[tuple[Traversable, Path]] = [(package / _INDEX, destination / _INDEX)]

@@ -18,6 +18,13 @@ per lesson, named by its notebook stem:
 ``otter``: ``OUT/<stem>/<stem>.ipynb`` in otter's format, ready for
 ``otter assign OUT/<stem>/<stem>.ipynb DIST``.
 
+Notebooks already in ``OUT`` are never written over silently: the command refuses unless
+``--update`` (notebooks edited since they were written are kept as they are; the others
+are refreshed with the hidden points they already have) or ``--force`` (overwritten).
+
+This module, :mod:`.hidden_tests` and the solutions are only in a clone: the installed
+package (what students install) carries none of them.
+
 Both need the ``grading`` extra (nbgrader, otter-grader, and nbclient to run the
 solutions): ``pip install "autograd-lab[grading]"``.
 """
@@ -25,6 +32,7 @@ solutions): ``pip install "autograd-lab[grading]"``.
 from __future__ import annotations
 
 import copy
+import hashlib
 import importlib.util
 import json
 import re
@@ -164,7 +172,7 @@ def compute_hidden_tests(lesson: Lesson, rng: np.random.Generator) -> None:
     cells = notebook['cells']
     for check in reversed(lesson.checks):  # insert from the end: indices stay valid
         probe = _probe(check)
-        if probe is None:
+        if probe is None or check.hidden:  # none, or drawn by an earlier export (update)
             continue
         test = probe(rng, check.argument)
         probed.append((check, test))
@@ -270,38 +278,124 @@ c.ClearSolutions.code_stub = {{"python": {CODE_STUB!r}}}
 
 @dataclass
 class Written:
-    """What :func:`export` wrote for one lesson."""
+    """What :func:`export` did for one lesson: ``action`` is ``written`` (new),
+    ``overwritten`` (``force``), ``updated`` / ``unchanged`` (``update``, a notebook not
+    edited since it was written: refreshed, its hidden points kept) or ``kept``
+    (``update``, a notebook edited since: left as it was)."""
 
     stem: str
     path: Path
     points: int
     checks: int
     hidden: int
+    action: str = 'written'
+
+
+class CourseExists(FileExistsError):
+    """The export would write over notebooks already there (neither update nor force)."""
+
+
+def target(fmt: str, out: Path, stem: str) -> Path:
+    """Where the lesson ``stem``'s assignment notebook goes in ``out``."""
+    return out / 'source' / stem / f'{stem}.ipynb' if fmt == 'nbgrader' else out / stem / \
+        f'{stem}.ipynb'
+
+
+#: Beside the notebooks in OUT (not in any notebook, so never in a student's copy): the
+#: SHA-256 of each notebook as the export wrote it, to tell a teacher's edits later.
+RECORD = '.autograd-lab-export.json'
+
+
+def _fingerprint(text: str) -> str:
+    return hashlib.sha256(text.encode('utf-8')).hexdigest()
+
+
+def _records(out: Path) -> dict[str, str]:
+    try:
+        return json.loads((out / RECORD).read_text(encoding='utf-8'))
+    except (OSError, ValueError):
+        return {}  # none (or unreadable): every notebook there counts as edited
+
+
+def _edited(out: Path, path: Path) -> bool:
+    """Whether a notebook differs from what the export wrote (one with no record: yes)."""
+    recorded = _records(out).get(path.relative_to(out).as_posix())
+    return recorded != _fingerprint(path.read_text(encoding='utf-8'))
+
+
+def drawn_hidden_tests(notebook: dict) -> dict[str, str]:
+    """The hidden tests already in an assignment notebook (either format), by grade id."""
+    found, question = {}, None
+    for cell in notebook.get('cells', []):
+        text = ''.join(cell.get('source', ''))
+        grade_id = _grading(cell).get('grade_id')
+        if grade_id and '### BEGIN HIDDEN TESTS\n' in text:
+            found[grade_id] = text.split('### BEGIN HIDDEN TESTS\n', 1)[1].rsplit(
+                '\n### END HIDDEN TESTS', 1)[0]
+        elif cell.get('cell_type') == 'raw' and text.startswith('# BEGIN QUESTION'):
+            question = re.search(r'^name: (\S+)', text, re.M).group(1)
+        elif cell.get('cell_type') == 'code' and text.startswith('# HIDDEN\n') and question:
+            found[question] = text.split('\n', 1)[1]
+    return found
+
+
+def _refuse_overwrite(fmt: str, out: Path, stems: Sequence[str]) -> None:
+    there = [target(fmt, out, stem) for stem in stems if target(fmt, out, stem).exists()]
+    if there:
+        names = ', '.join(str(path.relative_to(out)) for path in there)
+        raise CourseExists(
+            f'{out} already holds assignment notebooks ({names}); nothing was written. Run '
+            'again with --update (keeps the notebooks edited since they were written, and '
+            'the hidden points drawn then; refreshes the others and adds missing lessons) '
+            'or --force (overwrites them: edits and hidden points are lost).')
 
 
 def export(fmt: str, out: str | Path, stems: Sequence[str] = MAIN_PATH, *,
-           rng: np.random.Generator | None = None) -> list[Written]:
-    """Writes the lessons ``stems`` as ``fmt`` assignments into ``out``."""
+           rng: np.random.Generator | None = None, update: bool = False,
+           force: bool = False) -> list[Written]:
+    """Writes the lessons ``stems`` as ``fmt`` assignments into ``out``.
+
+    Notebooks already there are never written over silently: :class:`CourseExists`
+    (before anything is written) unless ``update`` or ``force`` (see :class:`Written`).
+    """
     if fmt not in FORMATS:
         raise ValueError(f'format must be one of {", ".join(FORMATS)}, not {fmt!r}')
+    if update and force:
+        raise ValueError('update and force exclude each other: choose one')
     out = Path(out)
+    if not (update or force):
+        _refuse_overwrite(fmt, out, stems)
     # the hidden points: a fresh seed from the operating system each time
     rng = rng if rng is not None else np.random.default_rng(secrets.randbits(128))
     written = []
     for stem in stems:
+        path, action, drawn = target(fmt, out, stem), 'written', {}
+        if path.exists():
+            old = json.loads(path.read_text(encoding='utf-8'))
+            action = 'overwritten' if force else 'kept' if _edited(out, path) else 'updated'
+            drawn = {} if force else drawn_hidden_tests(old)
         lesson = read_lesson(stem)
+        if action == 'kept':
+            written.append(Written(stem, path, lesson.points, len(lesson.checks),
+                                   len(drawn), action))
+            continue
+        for check in lesson.checks:
+            check.hidden = drawn.get(check.grade_id, '') if _probe(check) else ''
         compute_hidden_tests(lesson, rng)
         if fmt == 'nbgrader':
-            path = out / 'source' / stem / f'{stem}.ipynb'
             notebook = nbgrader_notebook(lesson)
         else:
-            path = out / stem / f'{stem}.ipynb'
             notebook = otter_notebook(lesson, _requirement(lesson))
+        text = json.dumps(notebook, indent=1, ensure_ascii=False) + '\n'
+        if action == 'updated' and path.read_text(encoding='utf-8') == text:
+            action = 'unchanged'
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + '\n',
-                        encoding='utf-8')
+        path.write_text(text, encoding='utf-8')
+        records = {**_records(out), path.relative_to(out).as_posix(): _fingerprint(text)}
+        (out / RECORD).write_text(json.dumps(records, indent=1, sort_keys=True) + '\n',
+                                  encoding='utf-8')
         written.append(Written(stem, path, lesson.points, len(lesson.checks),
-                               sum(bool(check.hidden) for check in lesson.checks)))
+                               sum(bool(check.hidden) for check in lesson.checks), action))
     if fmt == 'nbgrader':
         config = out / 'nbgrader_config.py'
         if not config.exists():  # a course's own settings are kept
@@ -321,7 +415,13 @@ def missing_tools(fmt: str) -> list[str]:
     return [name for name in _NEEDED[fmt] if importlib.util.find_spec(name) is None]
 
 
-def run(fmt: str, out: str) -> int:
+#: What the command says of each lesson, by :attr:`Written.action`.
+_SAID = {'written': 'written', 'overwritten': 'overwritten (new hidden points)',
+         'updated': 'updated from the lessons, hidden points kept',
+         'unchanged': 'unchanged', 'kept': 'kept as you edited it (not rewritten)'}
+
+
+def run(fmt: str, out: str, *, update: bool = False, force: bool = False) -> int:
     """The command: export, then say what was written and what to run next."""
     missing = missing_tools(fmt)
     if missing:
@@ -330,9 +430,14 @@ def run(fmt: str, out: str) -> int:
               file=sys.stderr)
         return 1
     folder = Path(out).expanduser().resolve()
-    for item in export(fmt, folder):
-        print(f'{item.path.relative_to(folder)}: {item.checks} checks, {item.points} points, '
-              f'{item.hidden} hidden tests')
+    try:
+        done = export(fmt, folder, update=update, force=force)
+    except CourseExists as exists:
+        print(f'Cannot write the assignments: {exists}', file=sys.stderr)
+        return 1
+    for item in done:
+        print(f'{item.path.relative_to(folder)}: {_SAID[item.action]}; {item.checks} checks, '
+              f'{item.points} points, {item.hidden} hidden tests')
     if fmt == 'nbgrader':
         print(f'Next: cd {folder} && nbgrader generate_assignment STEM (see INSTRUCTORS.md)')
     else:

@@ -3,7 +3,8 @@
 It copies the lesson notebooks into ``DIR`` (default ``./autograd-lab-lessons``;
 files already there are kept, so a learner's work is never overwritten) and opens
 lesson 1 in JupyterLab there.  ``--no-lab`` only copies; ``--solutions`` adds the
-solution notebooks and the instructor notes; options after ``--`` go to
+solution notebooks and the instructor notes (from a clone of the repository: the
+installed wheel carries no answers); options after ``--`` go to
 ``jupyter lab`` (``--no-browser`` may also be given directly)::
 
     pip install "autograd-lab[notebook]"
@@ -25,7 +26,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from autograd_lab_lessons import FIRST_LESSON, assignments, copy_lessons
+from autograd_lab_lessons import (
+    CLONE_HINT,
+    FIRST_LESSON,
+    InstructorMaterialMissing,
+    copy_lessons,
+    has_instructor_material,
+)
 
 #: What installs everything the lessons need (JupyterLab, the widget's front end).
 INSTALL_COMMAND = 'pip install "autograd-lab[notebook]"'
@@ -47,7 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     lessons.add_argument('--no-lab', action='store_true',
                          help='only copy the lessons, do not start JupyterLab')
     lessons.add_argument('--solutions', action='store_true',
-                         help='also copy the solution notebooks and the instructor notes')
+                         help='also copy the solution notebooks and the instructor notes '
+                             '(only from a clone of the repository: not in the wheel)')
     lessons.add_argument('--no-browser', action='store_true',
                          help='start JupyterLab without opening a browser (it prints the URL)')
     graded = commands.add_parser(
@@ -59,7 +67,25 @@ def _parser() -> argparse.ArgumentParser:
     graded.add_argument('--format', required=True, choices=('nbgrader', 'otter'),
                         help='nbgrader: a course folder (source/<lesson>/); otter: one '
                              'master notebook per lesson for otter assign')
+    again = graded.add_mutually_exclusive_group()
+    again.add_argument('--update', action='store_true',
+                       help='into an existing folder: keep the notebooks edited since they '
+                            'were written and their hidden points, add or refresh the rest')
+    again.add_argument('--force', action='store_true',
+                       help='into an existing folder: overwrite its notebooks (new hidden '
+                            'points; edits are lost)')
     return parser
+
+
+def _assignments(args: argparse.Namespace) -> int:
+    """``autograd-lab assignments``: only where the instructor material is (a clone)."""
+    if not has_instructor_material() or importlib.util.find_spec(
+            'autograd_lab_lessons.assignments') is None:
+        print('Cannot make assignments: they are built from the solutions and the hidden '
+              f'tests\' tools. {CLONE_HINT}', file=sys.stderr)
+        return 1
+    from autograd_lab_lessons import assignments  # noqa: PLC0415 (a clone's module only)
+    return assignments.run(args.format, args.folder, update=args.update, force=args.force)
 
 
 def lab_command(extra: Sequence[str] = ()) -> list[str]:
@@ -77,9 +103,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv, lab_extra = argv[:argv.index('--')], argv[argv.index('--') + 1:]
     args = _parser().parse_args(argv)
     if args.command == 'assignments':
-        return assignments.run(args.format, args.folder)
+        return _assignments(args)
     folder = Path(args.folder).expanduser().resolve()
-    copied, kept = copy_lessons(folder, solutions=args.solutions)
+    try:
+        copied, kept = copy_lessons(folder, solutions=args.solutions)
+    except InstructorMaterialMissing as missing:
+        print(f'Cannot copy the solutions: {missing}', file=sys.stderr)
+        return 1
     print(f'Lessons in {folder}: {len(copied)} file(s) copied'
           + (f', {len(kept)} kept as they were' if kept else ''))
     if args.no_lab:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -117,3 +118,78 @@ def test_without_the_extra_the_command_names_the_install(tool, tmp_path) -> None
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1].strip() == 'pip install "autograd-lab[grading]"'
     assert not (tmp_path / 'out').exists()
+
+
+# ---- a second export never destroys work (issue 40) ------------------------------------------
+
+def _hidden(path: Path) -> dict[str, str]:
+    return assignments.drawn_hidden_tests(json.loads(path.read_text(encoding='utf-8')))
+
+
+def test_export_over_a_course_refuses_updates_or_forces(exported, tmp_path, capsys) -> None:
+    stem, first, _ = exported
+    out = tmp_path / 'course'
+    shutil.copytree(first, out)
+    path = out / 'source' / stem / f'{stem}.ipynb'
+    original = path.read_bytes()
+    drawn = _hidden(path)
+    assert drawn  # the points drawn by the first export
+    # no flag: refused before anything is written, the message names both ways on
+    with pytest.raises(assignments.CourseExists, match=r'--update .* --force'):
+        assignments.export('nbgrader', out, [stem])
+    assert main(['assignments', '--format', 'nbgrader', str(out)]) == 1
+    said = capsys.readouterr().err
+    assert f'source/{stem}/{stem}.ipynb' in said and 'nothing was written' in said
+    assert path.read_bytes() == original
+    # --update of a notebook nobody edited: refreshed, its hidden points kept
+    done, = assignments.export('nbgrader', out, [stem], update=True)
+    assert done.action == 'unchanged' and _hidden(path) == drawn
+    # the teacher edits it: --update keeps it as it is and says so
+    notebook = json.loads(original)
+    notebook['cells'].insert(1, {'cell_type': 'markdown', 'id': 'mine', 'metadata': {},
+                                 'source': ['My own note for this class.']})
+    path.write_text(json.dumps(notebook), encoding='utf-8')
+    edited = path.read_bytes()
+    done, = assignments.export('nbgrader', out, [stem], update=True)
+    assert done.action == 'kept' and path.read_bytes() == edited
+    # --force overwrites: the edit is gone, new points are drawn
+    done, = assignments.export('nbgrader', out, [stem], force=True,
+                               rng=np.random.default_rng(12345))
+    assert done.action == 'overwritten'
+    assert 'My own note' not in path.read_text() and _hidden(path).keys() == drawn.keys()
+    assert _hidden(path) != drawn
+    # what the export wrote is recorded beside the notebooks, never in one (a student's copy)
+    record = json.loads((out / assignments.RECORD).read_text())
+    assert list(record) == [f'source/{stem}/{stem}.ipynb']
+    assert not [v for v in record.values() if v in path.read_text()]
+    # with no record, a notebook counts as edited: kept
+    (out / assignments.RECORD).unlink()
+    forced = path.read_bytes()
+    done, = assignments.export('nbgrader', out, [stem], update=True)
+    assert done.action == 'kept' and path.read_bytes() == forced
+    with pytest.raises(ValueError, match='choose one'):
+        assignments.export('nbgrader', out, [stem], update=True, force=True)
+
+
+def test_update_adds_a_missing_lesson_and_says_what_it_did(exported, tmp_path, capsys) -> None:
+    stem, first, _ = exported
+    out = tmp_path / 'course'
+    shutil.copytree(first, out)
+    assert main(['assignments', '--format', 'nbgrader', '--update', str(out)]) == 0
+    said = capsys.readouterr().out
+    assert f'source/{stem}/{stem}.ipynb: unchanged' in said
+    others = [s for s in MAIN_PATH if s != stem]
+    assert all(f'source/{s}/{s}.ipynb: written' in said for s in others)
+    assert all((out / 'source' / s / f'{s}.ipynb').is_file() for s in others)
+
+
+@pytest.mark.parametrize('fmt', ['nbgrader', 'otter'])
+def test_drawn_hidden_tests_are_read_back_in_both_formats(fmt) -> None:
+    lesson = assignments.read_lesson(_first_with_hidden())
+    for number, check in enumerate(lesson.checks):
+        check.hidden = f'_a = {number}\nassert _a == {number}' if assignments._probe(check) \
+            else ''
+    notebook = (assignments.nbgrader_notebook(lesson) if fmt == 'nbgrader'
+                else assignments.otter_notebook(lesson, 'autograd-lab'))
+    assert assignments.drawn_hidden_tests(notebook) == {
+        check.grade_id: check.hidden for check in lesson.checks if check.hidden}

@@ -98,6 +98,40 @@ def test_command_copies_solutions_for_instructors(tmp_path):
         nb.name for nb in autograd_lab_lessons.lessons()]
 
 
+NO_MATERIAL = """
+import sys
+from importlib import resources
+import autograd_lab_lessons
+from autograd_lab_lessons.cli import main
+real = resources.files
+def files(name):  # the package as the wheel installs it: no solutions/, no INSTRUCTORS.md
+    folder = real(name)
+    class Wheel(type(folder)):
+        def __truediv__(self, child):
+            return folder / ('not-installed-' + child if child in ('solutions',
+                             'INSTRUCTORS.md') else child)
+    return Wheel(folder) if name == 'autograd_lab_lessons' else folder
+resources.files = files
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize('command', [['lessons', 'out', '--no-lab', '--solutions'],
+                                     ['assignments', '--format', 'nbgrader', 'out']])
+def test_without_the_instructor_material_the_command_names_the_clone(command, tmp_path):
+    """Where the package lacks the solutions (the wheel): a clear refusal, nothing copied."""
+    done = subprocess.run([sys.executable, '-c', NO_MATERIAL, *command], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 1, done.stderr
+    assert 'not in the installed autograd-lab package' in done.stderr
+    assert 'clone of the autograd_lab repository' in done.stderr
+    assert not (tmp_path / 'out').exists()
+
+
+def test_the_clone_has_the_instructor_material():
+    assert autograd_lab_lessons.has_instructor_material()
+
+
 def test_command_defaults_to_a_folder_in_the_current_directory(tmp_path):
     done = autograd_lab('lessons', '--no-lab', cwd=tmp_path)
     assert done.returncode == 0, done.stderr

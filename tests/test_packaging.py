@@ -40,7 +40,8 @@ TESTS = REPO / 'tests'
 NOT_ENGINE = ('test_widget_*.py', 'test_stepping_*.py', 'test_lesson*.py', 'test_missing_extra.py',
               'test_packaging.py', 'test_style.py', 'test_saved_notebook.py',
               'test_clean_exit.py', 'test_marimo_lesson.py', 'test_lowered_dispatch.py',
-              'test_shipped_notebooks.py')
+              'test_shipped_notebooks.py',
+              'test_assignments.py')  # the clone's assignment tools, the grading extra
 # The lesson notebooks of this checkout (the main path's 01_..., the appendix's A1_...): what
 # the wheel must carry and the command copy, in the course's order (sorted is that order).
 LESSONS = sorted(p.name for p in (REPO / 'lessons').glob('[0-9A][0-9]_*.ipynb'))
@@ -97,9 +98,8 @@ def test_wheel_holds_engine_widget_and_lessons(dist):
     assert len(LESSONS) >= 13
     for name in LESSONS:
         assert f'autograd_lab_lessons/{name}' in names
-        assert f'autograd_lab_lessons/solutions/{name}' in names
     for name in ('__init__.py', 'checks/__init__.py', 'checks/feedback.py', 'cli.py', 'path.py',
-                 'assignments.py', 'hidden_tests.py', 'README.md', 'INSTRUCTORS.md'):
+                 'README.md'):
         assert f'autograd_lab_lessons/{name}' in names
     # clone-only: the builder and its sources; no tests, no JS sources
     assert not [n for n in names if 'build_notebooks' in n or '/source/' in n
@@ -110,12 +110,61 @@ def test_wheel_holds_engine_widget_and_lessons(dist):
     assert {'notebook', 'colab', 'test', 'gpu'} <= set(meta.get_all('Provides-Extra'))
 
 
+# What answers an exercise, or serves only to grade: in a clone, never in what students install
+# (issue 40). Solution regions are marked as lessons/build_notebooks.py writes them.
+INSTRUCTOR_ONLY = ('INSTRUCTORS.md', 'assignments.py', 'hidden_tests.py', 'build_notebooks.py')
+ANSWER_MARKS = ('### BEGIN SOLUTION', '### END SOLUTION', '### BEGIN HIDDEN TESTS',
+                '# BEGIN SOLUTION', '### STUB', 'checks.STRICT = True')
+
+
+def _reference_answers() -> list[str]:
+    """The code of every reference answer in lessons/solutions/ (between the markers), as it
+    would appear inside a notebook's JSON, where it is long enough not to be a mere value."""
+    found = []
+    for path in sorted((REPO / 'lessons' / 'solutions').glob('*.ipynb')):
+        for cell in json.loads(path.read_text(encoding='utf-8'))['cells']:
+            text = ''.join(cell['source'])
+            if '### BEGIN SOLUTION\n' in text:
+                answer = text.split('### BEGIN SOLUTION\n')[1].split('\n### END SOLUTION')[0]
+                if len(answer.strip()) >= 40:
+                    found.append(answer.strip())
+    return found
+
+
+@pytest.mark.parametrize('which', ['wheel', 'sdist'])
+def test_students_package_holds_no_answers(dist, which):
+    """No solution notebook, instructor note or hidden-test tool; no .ipynb with a solution
+    region, a hidden test or the solutions' strict line; no reference answer anywhere."""
+    if which == 'wheel':
+        with zipfile.ZipFile(dist['wheel']) as z:
+            files = {n: z.read(n) for n in z.namelist()}
+    else:
+        with tarfile.open(dist['sdist']) as t:
+            files = {m.name.split('/', 1)[1]: t.extractfile(m).read() for m in t.getmembers()
+                     if m.isfile() and '/' in m.name}
+    names = sorted(files)
+    assert [n for n in names if n.endswith('.ipynb')], 'no lesson notebooks at all'
+    assert not [n for n in names if '/solutions/' in n or n.startswith('solutions/')]
+    assert not [n for n in names if n.rsplit('/', 1)[-1] in INSTRUCTOR_ONLY]
+    for name in (n for n in names if n.endswith('.ipynb')):
+        cells = json.loads(files[name])['cells']
+        text = '\n'.join(''.join(c['source']) for c in cells)
+        assert not [m for m in ANSWER_MARKS if m in text], name
+    answers = _reference_answers()
+    assert len(answers) >= 20
+    shipped = {n: files[n].decode('utf-8', 'replace') for n in names
+               if n.endswith(('.ipynb', '.md', '.txt', '.py'))}
+    for name, text in shipped.items():
+        if name.endswith('.ipynb'):  # the answer's lines as the notebook's JSON holds them
+            text = '\n'.join(''.join(c['source']) for c in json.loads(text)['cells'])
+        assert not [a for a in answers if a in text], name
+
+
 def test_sdist_rebuilds_the_same_package(dist):
     with tarfile.open(dist['sdist']) as t:
         names = {n.split('/', 1)[1] for n in t.getnames() if '/' in n}
     for name in ('setup.py', 'pyproject.toml', 'README.md', 'lessons/checks/__init__.py',
                  *(f'lessons/{lesson}' for lesson in LESSONS),
-                 *(f'lessons/solutions/{lesson}' for lesson in LESSONS),
                  'widgets/autograd_lab_widget/static/graph_view.js'):
         assert name in names, name
 
@@ -199,6 +248,19 @@ def test_command_copies_lessons_that_run_in_the_clean_venv(notebook_venv, tmp_pa
     ran = re.findall(r'^ran (\S+)$', done.stdout, re.M)
     assert ran == sorted(p.name for p in folder.glob('[0-9A][0-9]_*.ipynb'))
     assert ran == LESSONS
+
+
+def test_installed_wheel_sends_instructors_to_a_clone(notebook_venv, tmp_path):
+    """--solutions and assignments from the wheel: a clear refusal that names the clone."""
+    command = notebook_venv.parent / 'autograd-lab'
+    for args in (['lessons', tmp_path / 'out', '--no-lab', '--solutions'],
+                 ['assignments', '--format', 'otter', tmp_path / 'out']):
+        done = subprocess.run([str(c) for c in (command, *args)], capture_output=True,
+                              text=True, timeout=300, check=False, cwd=tmp_path)
+        assert done.returncode == 1, (done.stdout, done.stderr)
+        assert 'clone of the autograd_lab repository' in done.stderr, done.stderr
+        assert 'Traceback' not in done.stderr
+        assert not (tmp_path / 'out').exists()
 
 
 # ---- the engine's tests on the declared Python and NumPy range ------------------------------
