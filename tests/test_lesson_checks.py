@@ -436,18 +436,14 @@ class _LookAlike:
     status = {'total': 8, 'done': True, 'live': True}
 
 
-#: What the views made in a test keep alive (their inputs live as long as the test run).
-_KEPT: list = []
-
-
 def _view_on(inputs: str):
-    """Lesson 2's named neuron at checks.<inputs>, in a fresh view in predict mode."""
+    """Lesson 2's named neuron at checks.<inputs>, in a fresh view in predict mode (kept
+    open, its inputs alive, until the test ends: close_views)."""
     namespace, _ = _lesson_views('02_chain_rule_by_hand', 'view.predict = True')
-    named = namespace['named_neuron'](getattr(checks, inputs))
-    _KEPT.append(named)
+    namespace['named_at_' + inputs] = named = namespace['named_neuron'](getattr(checks, inputs))
     view = namespace['GraphView'](named['f'])
     view.predict = True
-    _KEPT.append(view)
+    _VIEWS.append(view)
     return view
 
 
