@@ -24,17 +24,19 @@ True
 
 from __future__ import annotations
 
+import os
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
+from autograd_lab_lessons.files import broken_notebook, write_whole
 from autograd_lab_lessons.path import APPENDIX, MAIN_PATH
 
 if TYPE_CHECKING:  # importlib.resources.abc is Python >= 3.11
     from importlib.resources.abc import Traversable
 
-__all__ = ['FIRST_LESSON', 'InstructorMaterialMissing', 'copy_lessons', 'has_instructor_material',
-           'lessons']
+__all__ = ['FIRST_LESSON', 'Copied', 'InstructorMaterialMissing', 'copy_lessons',
+           'has_instructor_material', 'lessons']
 
 #: The notebook a class starts with (what the command and Binder open).
 FIRST_LESSON = '01_variables_and_derivatives.ipynb'
@@ -73,14 +75,36 @@ def lessons(*, solutions: bool = False) -> list[Traversable]:
     return [folder / f'{stem}.ipynb' for stem in MAIN_PATH + APPENDIX]
 
 
-def copy_lessons(destination: str | Path, *, solutions: bool = False
-                 ) -> tuple[list[Path], list[Path]]:
-    """Copies the lessons into ``destination`` (made if missing); returns (copied, kept).
+class Copied(NamedTuple):
+    """What :func:`copy_lessons` did, file by file."""
+
+    copied: list[Path]
+    kept: list[Path]
+    #: (file, why it was broken, where the broken file was moved)
+    repaired: list[tuple[Path, str, Path]]
+    #: (file, why it was not written)
+    refused: list[tuple[Path, str]]
+
+
+def _aside(target: Path) -> Path:
+    """A free name beside ``target`` to keep its broken copy under."""
+    for number in range(1000):
+        aside = target.with_name(target.name + ('.broken' if not number else f'.broken{number}'))
+        if not aside.exists() and not aside.is_symlink():
+            return aside
+    raise FileExistsError(f'{target}: too many .broken copies beside it; remove some')
+
+
+def copy_lessons(destination: str | Path, *, solutions: bool = False) -> Copied:
+    """Copies the lessons into ``destination`` (made if missing); returns a :class:`Copied`.
 
     A file that is already there is kept, never overwritten: running the command
-    again reopens a learner's work as they left it.  ``solutions=True`` adds the
-    ``solutions/`` folder and the instructor notes; where they are missing (the installed
-    wheel) it raises :class:`InstructorMaterialMissing` and copies nothing.
+    again reopens a learner's work as they left it.  A notebook that cannot be opened
+    (empty, or not JSON: a copy cut short) is moved aside to ``NAME.broken`` and copied
+    again.  Each file is written whole or not at all, and never through a link (a
+    link at a lesson's name is refused).  ``solutions=True`` adds the ``solutions/``
+    folder and the instructor notes; where they are missing (the installed wheel) it
+    raises :class:`InstructorMaterialMissing` and copies nothing.
     """
     if solutions and not has_instructor_material():
         raise InstructorMaterialMissing(f'No solutions or instructor notes here. {CLONE_HINT}')
@@ -92,12 +116,26 @@ def copy_lessons(destination: str | Path, *, solutions: bool = False
         wanted.append((package / _INSTRUCTOR_NOTES, destination / _INSTRUCTOR_NOTES))
         wanted += [(nb, destination / 'solutions' / nb.name)
                    for nb in lessons(solutions=True)]
-    copied, kept = [], []
+    done = Copied([], [], [], [])
     for source, target in wanted:
-        if target.exists():
-            kept.append(target)
+        link = next((p for p in (target, target.parent) if p.is_symlink()
+                     and p != destination), None)
+        if link is not None:
+            done.refused.append((target, f'{link} is a link (to {os.readlink(link)}); the '
+                                         'lessons are never written through a link. Remove '
+                                         'it or choose another folder'))
             continue
+        broken = False
+        if target.exists():
+            broken = target.suffix == '.ipynb' and target.is_file() and broken_notebook(target)
+            if not broken:
+                done.kept.append(target)
+                continue
+            aside = _aside(target)
+            os.replace(target, aside)
+            done.repaired.append((target, broken, aside))
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(source.read_bytes())
-        copied.append(target)
-    return copied, kept
+        write_whole(target, source.read_bytes())
+        if not broken:
+            done.copied.append(target)
+    return done

@@ -19,6 +19,7 @@ as graded assignments (:mod:`autograd_lab_lessons.assignments`; the ``grading`` 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib.util
 import os
 import subprocess
@@ -96,6 +97,48 @@ def lab_command(extra: Sequence[str] = ()) -> list[str]:
     return [*command, *extra]
 
 
+def _folder(given: str) -> Path:
+    """The folder the lessons go to, or ValueError saying what is wrong with ``given``."""
+    if not given.strip():
+        raise ValueError('the folder name is empty. Give a folder, e.g. '
+                         f'`autograd-lab lessons {DEFAULT_FOLDER}` (or `.` for this folder)')
+    try:
+        folder = Path(given).expanduser()
+    except RuntimeError:  # Python < 3.12 for ~nosuchuser
+        folder = Path(given)
+    if given.startswith('~') and str(folder).startswith('~'):
+        user = given[1:].replace(os.sep, '/').split('/', maxsplit=1)[0]
+        raise ValueError(f'{given!r}: there is no user named {user!r} on this machine, so '
+                         f'~{user} means nothing. Check the spelling, or give the full path')
+    folder = folder.resolve()
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f'{folder} is a file, not a folder. Give the name of a folder '
+                         '(a new one is made)')
+    return folder
+
+
+_WHAT_TO_DO = {
+    errno.ENOSPC: 'the disk is full. Free some space and run the command again '
+                  '(nothing half-written was left)',
+    errno.EDQUOT: 'the disk quota is used up. Free some space and run the command again',
+    errno.EACCES: 'permission denied: this folder cannot be written. Choose a folder of yours',
+    errno.EPERM: 'the folder cannot be written (read-only or immutable). Choose another folder',
+    errno.EROFS: 'it is on a read-only file system. Choose a folder you can write to',
+    errno.ENAMETOOLONG: 'the name is too long for this file system. Choose a shorter name',
+    errno.ENOTDIR: 'part of the path is a file, not a folder. Choose a path made of folders',
+    errno.EEXIST: 'part of the path is a file, not a folder. Choose a path made of folders',
+}
+
+
+def _why(error: OSError | ValueError, given: str) -> str:
+    """What went wrong copying into ``given`` and what to do, in a sentence."""
+    if isinstance(error, ValueError):
+        return f'cannot copy the lessons: {error}.'
+    where = error.filename or given
+    what = _WHAT_TO_DO.get(error.errno or 0, f'{error.strerror or error}. Check the folder')
+    return f'cannot copy the lessons into {where}: {what}.'
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     lab_extra: list[str] = []
@@ -104,14 +147,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == 'assignments':
         return _assignments(args)
-    folder = Path(args.folder).expanduser().resolve()
     try:
-        copied, kept = copy_lessons(folder, solutions=args.solutions)
+        folder = _folder(args.folder)
+        done = copy_lessons(folder, solutions=args.solutions)
     except InstructorMaterialMissing as missing:
         print(f'Cannot copy the solutions: {missing}', file=sys.stderr)
         return 1
-    print(f'Lessons in {folder}: {len(copied)} file(s) copied'
-          + (f', {len(kept)} kept as they were' if kept else ''))
+    except (OSError, ValueError) as error:
+        print(f'autograd-lab lessons: {_why(error, args.folder)}', file=sys.stderr)
+        return 2
+    print(f'Lessons in {folder}: {len(done.copied)} file(s) copied'
+          + (f', {len(done.kept)} kept as they were' if done.kept else ''))
+    for target, why, aside in done.repaired:
+        print(f'Repaired {target.name}: {why}, so it could not be opened; copied it again '
+              f'(the broken file is kept as {aside.name})')
+    for target, why in done.refused:
+        print(f'autograd-lab lessons: did not write {target}: {why}.', file=sys.stderr)
+    if done.refused:
+        return 2
     if args.no_lab:
         return 0
     missing = [name for name in _NEEDED if importlib.util.find_spec(name) is None]
