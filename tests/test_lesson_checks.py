@@ -1306,7 +1306,7 @@ def test_lesson_5_run_to_stops_with_sin_next_after_exp():
     assert diamond.status['text'] == 'Step 2 of 4: next f3 (sin).'
     ledger = _ledger(diamond)
     assert ledger['Just ran: f2 (exp)']['h'] == '1.0 \u00d7 1.649 = 1.649'   # exp(0.5)
-    assert 'Waiting: f3, f1' in ledger['Next: f3 (sin)']['why']
+    assert 'Waiting: f3 (rank 1), f1 (rank 0)' in ledger['Next: f3 (sin)']['why']
     # a point other than exercise 5.2's (h = 1): what sin sends is not already known
     assert float(ns['h'].array) == H_VIEW != 1.0
     ns = run_lesson('05_backward_order')

@@ -103,3 +103,153 @@ def test_a_name_of_an_array_variable_is_refused_saying_why(view_of):
     with pytest.raises(ValueError, match='e is a variable of the graph holding more than one'):
         view.guess('e')  # not Euler's number: the graph's e, which is no single number
     assert view.score.total == 0 and view.status['step'] == 0
+
+
+# ---- the harder mode: the local derivative is asked, not filled in --------------------
+
+def _rule_rows(view, kind):
+    sec = next(s for s in view.ledger['sections'] if s['kind'] == kind)
+    return [(r['key'], r['value']) for r in sec['rows'] if 'rule' in r['classes']]
+
+
+def test_predict_fills_the_rule_in_but_harder_leaves_it_out(view_of):
+    x = chainer.Variable(np.array(0.5), name='x')
+    y = F.sin(x)
+    y.name = 'y'
+    easy = view_of(y, predict=True)
+    assert _rule_rows(easy, 'next') == [('∂y/∂x', 'cos(x) = cos(0.5) = ?')]
+    assert easy.status['locals'] == []
+    easy.close()
+    hard = view_of(y, harder=True)
+    assert hard.predict and hard.status['harder']
+    (key, value), = _rule_rows(hard, 'next')
+    assert key == '∂y/∂x' and 'cos' not in value and '0.5' not in value and value.startswith('?')
+    assert hard.status['locals'] == ['∂y/∂x']
+
+
+def test_harder_grades_the_local_derivative_too(view_of):
+    x = chainer.Variable(np.array(0.5), name='x')
+    view = view_of(F.sin(x), harder=True)
+    with pytest.raises(ValueError, match=r'local derivatives too: guess\(\.\.\., local=\.\.\.\)'):
+        view.guess('cos(0.5)')  # the grad alone is not the whole answer here: nothing runs
+    assert view.status['step'] == 0 and view.score.total == 0
+    verdict = view.guess('sin(0.5)', local='sin(0.5)')  # the rule mixed up: both wrong
+    assert not verdict.right and view.score.wrong == 1
+    shown = view.status['verdict']
+    assert '∂y/∂x is off' in shown or '∂v2/∂x is off' in shown or 'is off (you said 0.479' in shown
+    assert '0.8776' not in shown  # the right local derivative is held back for the retry
+    assert view.status['can_reveal']
+    assert '0.8776' in view.reveal() and not view.status['can_reveal']
+
+
+def test_harder_right_when_both_parts_are(view_of):
+    x = chainer.Variable(np.array(2.0), name='x')
+    w = chainer.Variable(np.array(3.0), name='w')
+    view = view_of(x * w, harder=True)
+    assert view.status['locals'] == ['∂v3/∂x', '∂v3/∂w'] or len(view.status['locals']) == 2
+    assert view.guess([3, 2], local=[3, 2]).right  # ∂(xw)/∂x = w = 3, ∂(xw)/∂w = x = 2
+    assert view.score.right == 1
+    after = _rule_rows(view, 'last')  # once run, the ledger shows the rule with its numbers
+    assert any('3.0' in v for _, v in after), after
+
+
+def test_harder_from_the_browser_key_and_guess(view_of):
+    x = chainer.Variable(np.array(0.0), name='x')
+    view = view_of(F.exp(x))
+    send(view, {'type': 'action', 'action': 'harder'})  # Shift+P: harder, and predict on
+    assert view.harder and view.predict and view.status['locals']
+    send(view, {'type': 'guess', 'value': ['1'], 'local': ['exp(0)']})
+    assert view.score.right == 1
+    send(view, {'type': 'action', 'action': 'harder'})
+    assert not view.harder and view.predict  # harder off keeps predict on
+
+
+def test_local_guess_outside_the_harder_mode_is_refused(view_of):
+    x = chainer.Variable(np.array(0.0), name='x')
+    view = view_of(F.exp(x), predict=True)
+    with pytest.raises(ValueError, match='local= is for the harder predict mode'):
+        view.guess(1.0, local=1.0)
+    assert view.status['step'] == 0
+
+
+def test_harder_at_a_function_without_a_tabled_rule_asks_the_grads_only(view_of):
+    x = chainer.Variable(np.array([1.0, 2.0]), name='x')
+    view = view_of(F.sum(x), harder=True)  # sum's local derivative is not one number per slot
+    if view.status['locals']:
+        pytest.skip('sum has a tabled rule here')
+    assert view.guess([1.0, 1.0]).right
+
+
+def test_the_keys_for_harder_and_show_the_answer():
+    from autograd_lab_widget import protocol
+    assert protocol.KEYS['P'] == 'harder' and protocol.KEYS['a'] == 'reveal'
+    assert {'harder', 'reveal'} <= set(protocol.ACTIONS)
+
+
+def test_can_reveal_only_while_a_number_is_held_back(view_of):
+    _x, view = sine_view(view_of)
+    assert not view.status['can_reveal']
+    view.guess(0.5403)  # right: nothing held back
+    assert not view.status['can_reveal']
+
+
+# ---- two slots of one variable are told apart (point 6) -------------------------------
+
+def test_two_slots_of_one_variable_are_named_per_slot(view_of):
+    x = chainer.Variable(np.array(3.0), name='x')
+    h = x * x
+    h.name = 'h'
+    view = view_of(h, predict=True)
+    assert view.status['target_labels'] == ['x (slot 1)', 'x (slot 2)']
+    assert [k for k, _ in _rule_rows(view, 'next')] == ['∂h/∂x (slot 1)', '∂h/∂x (slot 2)']
+    view.guess([3, 3])
+    sec = next(s for s in view.ledger['sections'] if s['kind'] == 'last')
+    keys = [r['key'] for r in sec['rows']]
+    assert 'x (slot 1)' in keys and 'x (slot 2)' in keys and 'x.grad' in keys
+
+
+def test_the_waiting_functions_are_listed_with_their_ranks(view_of):
+    x = chainer.Variable(np.array(0.5), name='x')
+    a = F.sin(x)
+    b = F.exp(F.cos(x))
+    view = view_of(a + b)
+    view.step()
+    why = next(s for s in view.ledger['sections'] if s['kind'] == 'next')['why']
+    assert 'Waiting: ' in why and '(rank ' in why.split('Waiting: ')[1], why
+
+
+def _shown_values(view):
+    return ([r['value'] for s in view.ledger['sections'] for r in s['rows']],
+            {k: c['text'].get('grad') for k, c in view.nodes.items()})
+
+
+def test_a_held_back_number_is_nowhere_on_screen_until_the_retry(view_of):
+    """The step ran in the engine, but its result is not a copy away: the ledger's
+    Just ran, the graph's grad cell, the panel and the next step's incoming grad all
+    say it is held back until the retry or Show the answer."""
+    x = chainer.Variable(np.array(0.5), name='x')
+    h = F.sin(x)
+    h.name = 'h'
+    y = F.tanh(h)
+    view = view_of(y, predict=True, retain_grad=True)
+    view.guess(0.3)  # tanh sends 1 - tanh(sin(0.5))^2 = 0.8013 to h
+    rows, cells = _shown_values(view)
+    assert not any('0.801' in r for r in rows), rows
+    assert '0.801' not in str(cells) and view.status['can_reveal']
+    view.select(h)
+    assert '0.801' not in str(view.panel['main'])
+    assert 'held back' in str(view.panel['main'])
+    view.reveal()
+    rows, cells = _shown_values(view)
+    assert any('0.801' in r for r in rows) and '0.801' in str(cells)
+    assert '0.801' in str(view.panel['main']) and not view.status['can_reveal']
+
+
+def test_after_the_retry_the_numbers_show(view_of):
+    x = chainer.Variable(np.array(0.5), name='x')
+    view = view_of(F.sin(x), predict=True)
+    view.guess(0.3)
+    assert '0.8776' not in str(_shown_values(view))
+    view.back()
+    view.guess(0.2)  # wrong again: the retry shows the answer, and so does the screen
+    assert '0.8776' in str(_shown_values(view)) and not view.status['can_reveal']

@@ -112,13 +112,20 @@ def _more(view: Any, _payload: Any) -> None:
     view.refresh()
 
 
+def _typed(payload: Any) -> Any:
+    """Texts go to the kernel as typed: a name in them means the graph's variable first."""
+    if isinstance(payload, list):
+        return [prediction.Typed(v) for v in payload] if len(payload) > 1 else payload[0]
+    return payload
+
+
 def _guess(view: Any, payload: Any) -> None:
     if not view.predict:  # the page offers guesses only in predict mode
         raise RuntimeError('turn on Predict to guess a step first')
-    # texts go to the kernel as typed: a name in them means the graph's variable first
-    view.guess([prediction.Typed(v) for v in payload]
-               if isinstance(payload, list) and len(payload) > 1 else
-               payload[0] if isinstance(payload, list) else payload)
+    if isinstance(payload, dict):  # the harder mode's: the local derivatives too
+        view.guess(_typed(payload['value']), local=_typed(payload['local']))
+    else:
+        view.guess(_typed(payload))
 
 
 def _options(view: Any, changes: dict) -> None:
@@ -147,6 +154,10 @@ def _toggle_predict(view: Any) -> None:
     view.predict = not view.predict
 
 
+def _toggle_harder(view: Any) -> None:
+    view.harder = not view.harder
+
+
 def _toggle_device(view: Any) -> None:
     if not view.gpu_available and view.device == '@numpy':
         raise RuntimeError(f'GPU unavailable: {view.gpu_reason}')
@@ -168,7 +179,7 @@ ON_MESSAGE: dict[str, Callable[[Any, Any], None]] = {
 ON_ACTION: dict[str, Callable[[Any], None]] = {
     'back': lambda view: view.back(), 'forward': lambda view: view.forward(),
     'reset': lambda view: view.reset(), 'step': _step_button, 'run': _run_button,
-    'predict': _toggle_predict, 'reveal': lambda view: view.reveal(),
+    'predict': _toggle_predict, 'harder': _toggle_harder, 'reveal': lambda view: view.reveal(),
     'unchain': lambda view: view.unchain(),
     'unchain-preview': lambda view: view.unchain_preview(), 'device': _toggle_device,
     'export-dot': _download('dot'), 'export-log': _download('log'),

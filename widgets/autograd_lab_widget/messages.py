@@ -125,6 +125,14 @@ def parse_options(options: Any) -> dict:
     return out
 
 
+def _guess_values(value: Any) -> Any:
+    if isinstance(value, list):
+        if not value or len(value) > MAX_GUESSES:
+            raise BadMessage(f'a guess has 1 to {MAX_GUESSES} values')
+        return [_text(v) for v in value]
+    return _text(value)
+
+
 def parse(content: Any) -> tuple[str, Any]:
     """Validate one message; return ``(kind, payload)``."""
     if not isinstance(content, dict):
@@ -147,12 +155,11 @@ def parse(content: Any) -> tuple[str, Any]:
             return 'more', None
         return 'select', parse_node_id(ident)
     if kind == 'guess':
-        value = content.get('value')
-        if isinstance(value, list):
-            if not value or len(value) > MAX_GUESSES:
-                raise BadMessage(f'a guess has 1 to {MAX_GUESSES} values')
-            return 'guess', [_text(v) for v in value]
-        return 'guess', _text(value)
+        value = _guess_values(content.get('value'))
+        if 'local' not in content:
+            return 'guess', value
+        # the harder mode's guess: the local derivatives too
+        return 'guess', {'value': value, 'local': _guess_values(content.get('local'))}
     if kind == 'run-to':
         return 'run-to', parse_node_id(content.get('id'))
     if kind == 'options':

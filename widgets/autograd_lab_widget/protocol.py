@@ -29,7 +29,7 @@ from autograd_lab_widget import lens_words
 
 #: Buttons and keys whose work the kernel does (sent as ``{'type': 'action', 'action': ...}``).
 ACTIONS = ('step', 'run', 'back', 'forward', 'reset', 'unchain', 'unchain-preview', 'device',
-           'predict', 'reveal', 'export-dot', 'export-log', 'export-html')
+           'predict', 'harder', 'reveal', 'export-dot', 'export-log', 'export-html')
 #: Keys -> what they do in the view (the browser's handler reads this; the buttons'
 #: tooltips and ``aria-keyshortcuts`` name the same keys).  Kernel actions above, the
 #: page's own (zoom, fit, menus, exports drawn in the page, the lens toggle) besides.
@@ -39,6 +39,8 @@ KEYS = {
     'g': 'device', 's': 'export-svg', 'n': 'export-png', 'd': 'export-dot', 'l': 'export-log',
     'h': 'export-html', '+': 'zoom-in', '=': 'zoom-in', '-': 'zoom-out', '/': 'search',
     'v': 'gradient-lens', 'Escape': 'close-menu',
+    # Shift+P: predict, harder (the local derivatives asked too); a: show the answer
+    'P': 'harder', 'a': 'reveal',
 }
 #: The gradient lens's legend, a line each (the page shows it under the graph).
 LENS_LEGEND = lens_words.legend_lines()

@@ -102,6 +102,9 @@ class GraphView(anywidget.AnyWidget):
     options = traitlets.Dict().tag(sync=True)
     orders = traitlets.List().tag(sync=True)
     predict = traitlets.Bool(False).tag(sync=True)
+    #: Predict, harder: the guess names each step's local derivatives too (turns
+    #: predict on); the ledger leaves the rule out.
+    harder = traitlets.Bool(False).tag(sync=True)
     height = traitlets.Int(DEFAULT_HEIGHT, min=messages.MIN_HEIGHT,
                            max=messages.MAX_HEIGHT).tag(sync=True)
     device = traitlets.Unicode('@numpy').tag(sync=True)
@@ -134,8 +137,11 @@ class GraphView(anywidget.AnyWidget):
                kwargs: dict) -> None:
         super().__init__(**kwargs)
         self._agl_bundle = bundle.holder()
+        if self.harder and not self.predict:
+            self.predict = True  # before the model is set: nothing redraws yet
         self._model = model
         model.predict = self.predict
+        model.harder = self.harder
         self.static_key = picture.new_key()
         self._redraws = Redraws()
         self._shown: Any = None  # the graph model last drawn (clicks name its nodes)
@@ -250,11 +256,21 @@ class GraphView(anywidget.AnyWidget):
         happened before."""
         self._act(self._model.reset)
 
-    def guess(self, value: Any = None, **by_name: Any) -> prediction.Verdict:
+    def guess(self, value: Any = None, *, local: Any = None,
+              **by_name: Any) -> prediction.Verdict:
         """Predict what the next step sends to its inputs; the step runs and the guess
         is graded (see :meth:`StepModel.guess`).  Returns the Verdict (``.right``; its
-        text says what was right and the true values)."""
-        return self._act(self._model.guess, value, **by_name)
+        text says what was right and the true values).  With :attr:`harder` on,
+        ``local`` names the step's local derivatives too.
+
+        >>> import autograd_lab as chainer, numpy as np
+        >>> x = chainer.Variable(np.array(0.0), name='x')
+        >>> view = GraphView(chainer.functions.sin(x), harder=True)
+        >>> view.guess(1.0, local='cos(0)').right     # ∂y/∂x = cos(x) = 1, then x gets 1 × 1
+        True
+        >>> view.close()
+        """
+        return self._act(self._model.guess, value, local=local, **by_name)
 
     def reveal(self) -> str:
         """Show the answer after a wrong guess: the verdict with the right numbers (a
@@ -268,6 +284,17 @@ class GraphView(anywidget.AnyWidget):
             return
         model.predict = bool(change['new'])
         if not self._redraws.busy:
+            self.refresh()
+
+    @traitlets.observe('harder')
+    def _harder_changed(self, change: Any) -> None:
+        model = getattr(self, '_model', None)
+        if model is None:  # GraphView(y, harder=True): _setup hands it to the model
+            return
+        model.harder = bool(change['new'])
+        if change['new'] and not self.predict:
+            self.predict = True  # asking harder questions means asking them
+        elif not self._redraws.busy:
             self.refresh()
 
     # ---- selection, unchain, devices ---------------------------------------------------

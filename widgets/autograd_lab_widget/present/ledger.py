@@ -112,15 +112,50 @@ def _locals(state: ViewState, func_id: int) -> list | None:
     return rules.local(f.type, f.label, ins, outs)
 
 
+def slot_labels(names: list[str]) -> list[str]:
+    """Each input slot's name, told apart where one variable fills several slots
+    (``x * x``): the slot's place is added.
+
+    >>> slot_labels(['x', 'x', 'w']), slot_labels(['a', 'b'])
+    (['x (slot 1)', 'x (slot 2)', 'w'], ['a', 'b'])
+    """
+    twice = {n for n in names if names.count(n) > 1}
+    return [f'{n} (slot {k + 1})' if n in twice else n for k, n in enumerate(names)]
+
+
+def _slot_names(names: dict[int, str], f: graph.Node) -> list[str]:
+    return slot_labels([names.get(i, f'#{i}') for i in f.input_ids])
+
+
+def _output_name(names: dict[int, str], f: graph.Node) -> str:
+    return names.get(f.output_ids[0], 'y') if f.output_ids else 'y'
+
+
+def local_questions(state: ViewState, names: Names, up: Upcoming) -> list[tuple[str, Any]]:
+    """The local derivatives step ``up`` will use, one ``(label, value)`` per target
+    slot (``'∂y/∂x'``): what the harder predict mode asks for.  Empty where the
+    function's rule is not in the table (its own backward) or a value is not recorded.
+    """
+    f = state.model.nodes.get(up.func_id)
+    found = _locals(state, up.func_id) if f is not None else None
+    if found is None or any(k >= len(found) for k in up.targets):
+        return []
+    table = names.table(state.model)
+    out, ins = _output_name(table, f), _slot_names(table, f)
+    return [(f'∂{out}/∂{ins[k]}', found[k].value) for k in up.targets]
+
+
 def _rule_rows(state: ViewState, names: dict[int, str], func_id: int,
-               slots: list[int], quiz: bool = False) -> tuple[list[dict], list | None]:
-    """One row per input slot: the rule for it, with the numbers (``quiz``: the
-    numbers put in, the value left to the student)."""
+               slots: list[int], quiz: str = '') -> tuple[list[dict], list | None]:
+    """One row per input slot: the rule for it, with the numbers (``quiz='predict'``:
+    the numbers put in, the value left to the student; ``'harder'``: rule, numbers
+    and value all left to the student)."""
     model = state.model
     f = model.nodes[func_id]
     found = _locals(state, func_id)
-    out = names.get(f.output_ids[0], 'y') if f.output_ids else 'y'
+    out = _output_name(names, f)
     ins = [names.get(i, f'#{i}') for i in f.input_ids]
+    slot = _slot_names(names, f)
     rows = []
     if found is None:
         text = rules.rule_text(f.type, ins, out)
@@ -132,14 +167,15 @@ def _rule_rows(state: ViewState, names: dict[int, str], func_id: int,
         loc = found[k]
         # the rule in the graph's names: never the letters a and b, which may be variables
         rule = rules.named(loc.rule, ins, out).split('=', 1)[1].strip()
-        name = ins[k]
         value = _t(loc.value)
         filled = '' if loc.filled == rule or _same_number(loc.filled, value) \
             else f' = {loc.filled.replace("-", "−")}'
         if quiz:
             value = '?'
         text = rule if _same_number(rule, value) else f'{rule}{filled} = {value}'
-        rows.append(_row(f'∂{out}/∂{name}', text, 'rule'))
+        if quiz == 'harder':
+            text = '?  (work it out from the function)'
+        rows.append(_row(f'∂{out}/∂{slot[k]}', text, 'rule'))
     return rows, found
 
 
@@ -200,8 +236,9 @@ def _last(state: ViewState, names: dict[int, str], rec: StepRecord,
                         else ([], None))
     rows += rule_rows
     gy = next((g for g in rec.grad_outputs if g is not None), None)
+    labels = _slot_names(names, f) if f is not None else []
     for (ident, term, _how), k in zip(rec.targets, slots or [None] * len(rec.targets)):
-        name = names.get(ident, f'#{ident}')
+        name = labels[k] if k is not None and k < len(labels) else names.get(ident, f'#{ident}')
         line = None
         if found is not None and k is not None and k < len(found) and gy is not None:
             line = _product(gy, found[k].value, term)
@@ -237,15 +274,16 @@ def _gone_rows(state: ViewState, names: dict[int, str], f: graph.Node | None,
                  'gone') for i in ids]
 
 
-def _next(state: ViewState, names: dict[int, str], up: Upcoming, quiz: bool) -> dict:
+def _next(state: ViewState, names: dict[int, str], up: Upcoming, quiz: str) -> dict:
     title, rows, f = _head(state, names, up.func_id, up.grad_outputs, 'Next')
     if f is not None:
         slots = list(up.targets)
         rule_rows, found = _rule_rows(state, names, up.func_id, slots, quiz)
         rows += rule_rows
         gy = next((g for g in up.grad_outputs if g is not None), None)
+        labels = _slot_names(names, f)
         for k in slots:
-            name = names.get(f.input_ids[k], '?')
+            name = labels[k]
             if found is not None and k < len(found) and gy is not None:
                 local = '?' if quiz else _signed(_t(found[k].value))
                 text = f'{_t(gy)} × {local} = ?'
@@ -253,18 +291,27 @@ def _next(state: ViewState, names: dict[int, str], up: Upcoming, quiz: bool) -> 
                 text = '?'
             rows.append(_row(name, text, 'result pending'))
         rows += _gone_rows(state, names, f, {f.input_ids[k] for k in slots})
-    frontier = ', '.join(names.get(i, f'#{i}') for i in up.frontier_ids)
+    frontier = ', '.join(_ranked(state, names, i) for i in up.frontier_ids)
     more = up.frontier_size - len(up.frontier_ids)
     why = _why(up.reason, f) + (f'  Waiting: {frontier}{f" and {more} more" if more > 0 else ""}.'
                        if frontier else '')
     return {'kind': 'next', 'title': title, 'rows': rows, 'why': why.strip()}
 
 
+def _ranked(state: ViewState, names: dict[int, str], ident: int) -> str:
+    """A waiting function with its rank (backward runs the highest rank first)."""
+    node = state.model.nodes.get(ident)
+    name = names.get(ident, f'#{ident}')
+    return f'{name} (rank {node.rank})' if node is not None else name
+
+
 def sections(state: ViewState, names: Names, *, upcoming: Upcoming | None,
-             verdict: str = '', quiz: bool = False) -> list[dict]:
+             verdict: str = '', quiz: bool = False, harder: bool = False) -> list[dict]:
     """The ledger's sections: the step just run (if any), then the next one (if any).
     ``quiz`` (predict mode): the next step's local derivatives are left for the student
-    to work out from the rule with its numbers."""
+    to work out from the rule with its numbers; ``harder`` too: the rule is left out,
+    the local derivative is part of the guess."""
+    quiz = ('harder' if harder else 'predict') if quiz else ''
     table = names.table(state.model)
     out = []
     rec = state.run.last

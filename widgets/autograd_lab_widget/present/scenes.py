@@ -11,6 +11,7 @@ the same function of different arguments.
 from __future__ import annotations
 
 from collections.abc import Callable
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +19,8 @@ from autograd_lab import graph
 
 from autograd_lab_widget.follow.state import ViewState
 from autograd_lab_widget.naming import Names
-from autograd_lab_widget.present import drawing, forward_replay, gone, ledger, panel, shaping
+from autograd_lab_widget.present import (drawing, forward_replay, gone, held_back, ledger,
+                                         panel, shaping)
 from autograd_lab_widget.present.node_cells import Look
 
 
@@ -57,6 +59,8 @@ class Shown:
     finished: bool
     own_run: bool
     targets: list[str]
+    #: the targets as the guess boxes are labelled (a variable in two slots: per slot)
+    target_labels: list[str] = field(default_factory=list)
     replay: bool = False
     idle: str | None = None
     held: Callable[[], list[str]] = list
@@ -67,6 +71,12 @@ class Shown:
     preview: frozenset[int] = frozenset()
     expanded: set[str] = field(default_factory=set)
     predict: bool = False
+    #: the harder predict mode: the guess names the local derivatives too
+    harder: bool = False
+    #: the local derivatives the harder mode asks for, one label per target ('∂y/∂x')
+    locals: list[str] = field(default_factory=list)
+    #: the names whose right numbers the shown verdict holds back (present.held_back)
+    held_back: frozenset = frozenset()
     score: dict = field(default_factory=dict)
     verdict: str = ''
     shown_verdict: str = ''
@@ -123,6 +133,10 @@ def status(shown: Shown) -> dict:
                 'last_id': run.last.func_id if run.last is not None else None,
                 'run': None if run.run_id is None else ('view' if shown.own_run else 'code'),
                 'targets': [] if shown.replay else shown.targets,
+                'target_labels': [] if shown.replay else shown.target_labels,
+                'harder': shown.harder,
+                'locals': [] if shown.replay or not shown.predict else shown.locals,
+                'can_reveal': bool(shown.held_back) and not shown.replay,
                 'done': up is None}
     st['text'] = _sentence(shown, st, live, total)
     st['can_step'] = not shown.live or up is not None
@@ -217,9 +231,26 @@ def scene(shown: Shown, options: dict, look: Look,
         st['note'] = ''
     state = shown.state
     book = {'sections': ledger.sections(state, shown.names, upcoming=shown.upcoming,
-                                        verdict=shown.shown_verdict, quiz=shown.predict)}
+                                        verdict=shown.shown_verdict, quiz=shown.predict,
+                                        harder=shown.harder)}
     orders = sorted({n.order for n in state.model.nodes.values()} | {0})
-    return Scene(frame, st, book, inspect(shown), orders, shown.position)
+    body = inspect(shown)
+    if shown.held_back and not shown.replay:  # a wrong first guess: no copy for its retry
+        frame, book, body = _cover(shown, frame, book, body)
+    return Scene(frame, st, book, body, orders, shown.position)
+
+
+def _cover(shown: Shown, frame: drawing.Frame, book: dict, body: dict) -> tuple:
+    """The scene's parts with the numbers the verdict holds back covered."""
+    state, run = shown.state, shown.state.run
+    table = shown.names.table(state.model)
+    ids = {i for i, _, _ in run.last.targets if table.get(i) in shown.held_back}
+    up = shown.upcoming
+    f = state.model.nodes.get(up.func_id) if up is not None else None
+    feeds_next = f is not None and bool(ids & set(f.output_ids))
+    return (dataclasses.replace(frame, nodes=held_back.cover_nodes(frame.nodes, ids)),
+            held_back.cover_ledger(book, set(shown.held_back), feeds_next),
+            held_back.cover_panel(body, ids))
 
 
 def inspect(shown: Shown) -> dict:

@@ -12,6 +12,9 @@ True
 Score(right=1, wrong=0, skipped=1)
 >>> quiz.verdict
 'Revealed without a guess.'
+
+The harder mode (``harder``) asks each step's local derivatives too, where the
+pre-filled rule would otherwise give them away.
 """
 
 from __future__ import annotations
@@ -22,15 +25,19 @@ from autograd_lab_widget.quiz import prediction
 
 
 class PredictMode:
-    """Whether steps wait for a guess (``on``), the :class:`~.prediction.Score`, and the
-    verdict of the step just run (``verdict``, '' when there is none to show)."""
+    """Whether steps wait for a guess (``on``), whether the guess names the local
+    derivatives too (``harder``), the :class:`~.prediction.Score`, and the verdict of
+    the step just run (``verdict``, '' when there is none to show)."""
 
-    def __init__(self, on: bool = False) -> None:
+    def __init__(self, on: bool = False, harder: bool = False) -> None:
         self.on = on
+        self.harder = harder
         self.score = prediction.Score()
         self.verdict = ''
         self._book = prediction.Gradebook()
         self._answers: dict[tuple, str] = {}
+        # per step whose verdict holds its numbers back: the names guessed wrong
+        self._held: dict[tuple, frozenset[str]] = {}
 
     def revealed(self, key: tuple) -> None:
         """Step ``key`` ran: without a guess in predict mode it counts as skipped (once);
@@ -52,6 +59,11 @@ class PredictMode:
         verdict = dataclasses.replace(verdict, retry=retry, step=step, shown=retry)
         if not retry:
             self.score = self.score.add(verdict)
+        self._held.pop(key, None)
+        if not verdict.right and not verdict.shown:
+            self._held[key] = frozenset(n for n, _, _, ok in verdict.checks if not ok)
+            if len(self._held) > self._book.KEEP:
+                del self._held[next(iter(self._held))]
         self.verdict = str(verdict)
         self._book.note(key, self.verdict)
         self._answers[key] = verdict.answer()
@@ -67,10 +79,17 @@ class PredictMode:
             raise RuntimeError('no guess to show the answer of: guess a step in predict '
                                'mode first (the answer comes with its verdict)')
         shown = self._book.text(key) == self.verdict
+        self._held.pop(key, None)
         self._book.note(key, self._answers[key])
         if shown:
             self.verdict = self._answers[key]
         return self._answers[key]
+
+    def held_back(self, key: tuple | None) -> frozenset[str]:
+        """The targets (and local derivatives) whose right numbers step ``key``'s
+        verdict holds back, a first wrong try's (empty: none): what "Show the answer"
+        would show, and what the view covers until then."""
+        return self._held.get(key, frozenset())
 
     def verdict_of(self, key: tuple) -> str:
         """The verdict booked for step ``key`` ('' if none)."""

@@ -104,7 +104,7 @@ class Verdict:
             return ('Right! ' + (f'{self.step}: ' if self.step else '')
                     + ', '.join(f'{n}: {arrays.text(t)}' for n, _, t, _ in self.checks)
                     + again + self._reading())
-        wrong = '; '.join(f'{n} gets {arrays.text(t)} (you said {_said(g)})'
+        wrong = '; '.join(f'{n} {_verb(n)} {arrays.text(t)} (you said {_said(g)})'
                           for n, g, t, ok in self.checks if not ok)
         good = [f'{n}: {arrays.text(t)}' for n, _, t, ok in self.checks if ok]
         return (f'Not quite{where}: {wrong}' + (f'; right for {", ".join(good)}' if good else '')
@@ -122,6 +122,24 @@ class Verdict:
 
     def _reading(self) -> str:
         return f' ({"; ".join(self.read)})' if self.read else ''
+
+
+def _verb(name: str) -> str:
+    """A grad is what a variable *gets*; a local derivative (``∂y/∂x``) *is* a value."""
+    return 'is' if name.startswith('∂') else 'gets'
+
+
+def joined(locals_: Verdict, grads: Verdict) -> Verdict:
+    """One verdict for a guess in two parts, the local derivatives then the grads
+    (the harder mode): right only when both are.
+
+    >>> v = joined(check(0.5, [('∂y/∂x', 0.5)]), check(2.0, [('x', 1.0)]))
+    >>> v.right, str(v)
+    (False, 'Not quite: x gets 1.0 (you said 2.0); right for ∂y/∂x: 0.5.')
+    >>> str(joined(check(1, [('∂y/∂x', 0.5)]), check(1.0, [('x', 1.0)])))
+    'Not quite: ∂y/∂x is 0.5 (you said 1.0); right for x: 1.0.'
+    """
+    return Verdict(locals_.right and grads.right, locals_.checks + grads.checks)
 
 
 def off(guess: Any, truth: Any) -> str:

@@ -28,25 +28,31 @@ from autograd_lab import events
 
 from autograd_lab_widget import expressions
 from autograd_lab_widget.follow.state import ViewState
+from autograd_lab_widget.present import ledger
 from autograd_lab_widget.quiz import prediction
 
 if TYPE_CHECKING:
     from autograd_lab_widget.session.stepping import StepModel
 
 
-def guess(model: StepModel, value: Any = None, **by_name: Any) -> prediction.Verdict:
-    """Grade ``value`` (or the guesses ``by_name``) against the next step (see
-    :meth:`StepModel.guess <autograd_lab_widget.session.stepping.StepModel.guess>`)."""
+def guess(model: StepModel, value: Any = None, *, local: Any = None,
+          **by_name: Any) -> prediction.Verdict:
+    """Grade ``value`` (or the guesses ``by_name``), and in the harder mode the local
+    derivatives ``local``, against the next step (see :meth:`StepModel.guess
+    <autograd_lab_widget.session.stepping.StepModel.guess>`)."""
     if by_name and value is not None:
         raise TypeError('give the guess either as a value or by name, not both')
     notes: list[str] = []
-    given = _read(dict(by_name) if by_name else value, variables(model), notes)
+    known = variables(model)
+    given = _read(dict(by_name) if by_name else value, known, notes)
     if given is None:
         raise ValueError('a guess needs a value (a number, a list, or by name)')
     names = model.next_targets()
     if not names:
         raise RuntimeError('no step is waiting: backward is finished or has no '
                            'output (Reset to start over)')
+    asked = local_questions(model)
+    local_given = _local_guess(model, asked, _read(local, known, notes))
     prediction.match(given, names, target_sizes(model))  # a bad guess raises here
     if not model.travel.live:
         model.travel.forward()  # the recorded step: graded again, nothing re-run
@@ -57,7 +63,41 @@ def guess(model: StepModel, value: Any = None, **by_name: Any) -> prediction.Ver
         state = model.live
         if state.run.last is None or state.run.steps == before:
             raise RuntimeError('the step did not run')
-    return _grade(model, given, names, state, tuple(notes))
+    verdict = _grade(model, given, names, state, tuple(notes), local_given, asked)
+    return verdict
+
+
+def local_questions(model: StepModel) -> list[tuple[str, Any]]:
+    """In the harder mode, the local derivatives the next step uses, ``(label,
+    value)`` per target (empty otherwise, or where the rule is not tabled)."""
+    if not model.quiz.harder:
+        return []
+    state = model.state()
+    up = model.upcoming(state)
+    return [] if up is None else ledger.local_questions(state, model.names, up)
+
+
+def local_labels(model: StepModel, state: ViewState, up: ledger.Upcoming | None) -> list[str]:
+    """The labels of the local derivatives the harder mode asks for at ``up``."""
+    if not (model.quiz.on and model.quiz.harder) or up is None:
+        return []
+    return [label for label, _ in ledger.local_questions(state, model.names, up)]
+
+
+def _local_guess(model: StepModel, asked: list, local: Any) -> Any:
+    """The local derivatives guessed, checked for form (a bad one raises, runs nothing)."""
+    if not asked:
+        if local is not None:
+            raise ValueError('local= is for the harder predict mode (view.harder = True) '
+                             'at a step whose rule is known: guess the grads only')
+        return None
+    labels = [label for label, _ in asked]
+    if local is None:
+        raise ValueError(f'the harder mode asks the local derivatives too: '
+                         f'guess(..., local=...) with {len(labels)} value'
+                         f'{"s" if len(labels) > 1 else ""} ({", ".join(labels)})')
+    prediction.match(local, labels, [numpy.size(v) for _, v in asked])
+    return local
 
 
 def variables(model: StepModel) -> dict[str, float | None]:
@@ -117,7 +157,8 @@ def step_key(state: ViewState) -> tuple:
 
 
 def _grade(model: StepModel, given: Any, names: list[str], state: ViewState,
-           notes: tuple = ()) -> prediction.Verdict:
+           notes: tuple = (), local: Any = None, asked: list | None = None
+           ) -> prediction.Verdict:
     rec = state.run.last
     table = model.names.table(state.model)
     truth = [(table.get(i, f'#{i}'), term) for i, term, _ in rec.targets]
@@ -125,5 +166,8 @@ def _grade(model: StepModel, given: Any, names: list[str], state: ViewState,
         truth = list(zip(names, [t for _, t in truth])) if len(truth) == len(names) \
             else truth
     step = f'step {state.run.steps}, {model.names.described(state.model, rec.func_id)}'
-    verdict = dataclasses.replace(prediction.check(given, truth), read=notes)
+    verdict = prediction.check(given, truth)
+    if asked:
+        verdict = prediction.joined(prediction.check(local, asked), verdict)
+    verdict = dataclasses.replace(verdict, read=notes)
     return model.quiz.grade(verdict, step_key(state), step)

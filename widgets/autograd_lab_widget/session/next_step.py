@@ -15,7 +15,7 @@ from autograd_lab_widget.follow.state import ViewState
 from autograd_lab_widget.follow.timeline import Timeline
 from autograd_lab_widget.naming import Names
 from autograd_lab_widget.present import gone
-from autograd_lab_widget.present.ledger import Upcoming
+from autograd_lab_widget.present.ledger import Upcoming, slot_labels
 
 
 def recorded(timeline: Timeline, pos: int, state: ViewState) -> Upcoming | None:
@@ -77,6 +77,17 @@ def target_names(state: ViewState, up: Upcoming | None, names: Names) -> list[st
         return []
     table = names.table(state.model)
     return [table.get(f.input_ids[k], f'#{f.input_ids[k]}') for k in up.targets]
+
+
+def target_labels(state: ViewState, up: Upcoming | None, names: Names) -> list[str]:
+    """Like :func:`target_names`, with the slot told where one variable fills two
+    (``x (slot 1)``, ``x (slot 2)``): what the guess boxes are labelled."""
+    f = state.model.nodes.get(up.func_id) if up is not None else None
+    if f is None:
+        return []
+    table = names.table(state.model)
+    labels = slot_labels([table.get(i, f'#{i}') for i in f.input_ids])
+    return [labels[k] for k in up.targets]
 
 
 def _raw(g: Any) -> Any:

@@ -29,7 +29,7 @@ from autograd_lab import events
 
 from autograd_lab_widget.follow.state import ViewState
 from autograd_lab_widget.present import drawing, forward_replay, node_cells, panel, scenes
-from autograd_lab_widget.session import engine_steps, guessing, others
+from autograd_lab_widget.session import engine_steps, guessing, next_step, others
 
 if TYPE_CHECKING:
     from autograd_lab_widget.session.stepping import StepModel
@@ -51,13 +51,18 @@ def shown(model: StepModel, pos: int | None, *, replay: bool = False) -> scenes.
         live=live, replay=replay, finished=model.finished(state),
         own_run=state.run.run_id in model.backward.own_runs,
         targets=[] if replay else model.targets(state, up),
+        target_labels=[] if replay else next_step.target_labels(state, up, model.names),
         idle=model.idle_reason() if live else None,
         held=functools.partial(engine_steps.leaf_grads, model),
         held_from=functools.partial(others.ran_by, model),
         selected_id=model.selection.id if marks else None,
         selected=model.selection.obj if marks and live else None,
         preview=frozenset(model.selection.preview) if marks else frozenset(),
-        expanded=model.expanded, predict=model.quiz.on, score=model.quiz.score.as_dict(),
+        expanded=model.expanded, predict=model.quiz.on, harder=model.quiz.harder,
+        locals=[] if replay else guessing.local_labels(model, state, up),
+        held_back=model.quiz.held_back(guessing.step_key(state)) if state.run.last
+        and not replay else frozenset(),
+        score=model.quiz.score.as_dict(),
         verdict=model.quiz.verdict, shown_verdict=_verdict(model, state),
         message=model.message, notice=model.backward.notice,
         building='' if model.code_lines is None else forward_replay.caption(

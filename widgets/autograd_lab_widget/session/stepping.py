@@ -140,6 +140,16 @@ class StepModel:
         self.quiz.on = bool(on)
 
     @property
+    def harder(self) -> bool:
+        """The harder predict mode: a guess names each step's local derivatives too
+        (``guess(..., local=...)``), which the ledger then does not fill in."""
+        return self.quiz.harder
+
+    @harder.setter
+    def harder(self, on: bool) -> None:
+        self.quiz.harder = bool(on)
+
+    @property
     def score(self) -> prediction.Score:
         """Predict mode's score: steps guessed right, wrong, and run without a guess."""
         return self.quiz.score
@@ -301,7 +311,8 @@ class StepModel:
 
     # ---- predict first (session/guessing.py) -----------------------------------------
 
-    def guess(self, value: Any = None, **by_name: Any) -> prediction.Verdict:
+    def guess(self, value: Any = None, *, local: Any = None,
+              **by_name: Any) -> prediction.Verdict:
         """Predict the gradients the next step sends to its inputs; the step then runs
         in the engine and the guess is graded (:attr:`score` counts it).
 
@@ -311,10 +322,12 @@ class StepModel:
         (``guess(v2=1.0, v3=-1.0)``).  A bad guess raises ValueError and runs nothing.
         In history (after Back) the guess is for the recorded step that comes next,
         and moves one step on: a retry of a step already graded shows its verdict, but
-        the score keeps the first try.
+        the score keeps the first try.  In the harder mode (:attr:`harder`) ``local``
+        gives the local derivatives too, one per target, in the same forms; the step is
+        right only when they and the grads are.
         """
         with self.action():
-            return guessing.guess(self, value, **by_name)
+            return guessing.guess(self, value, local=local, **by_name)
 
     # ---- selection, unchain, devices (session/graph_edits.py) -------------------------
 

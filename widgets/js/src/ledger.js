@@ -32,49 +32,91 @@ function rowsTable(rows) {
   return table;
 }
 
-function guessBox(box, targets, onGuess) {
-  const form = el('div', 'agl-guess-row');
-  const inputs = targets.map((name, k) => {
-    const input = el('input', 'agl-guess');
-    input.setAttribute('aria-label', `your guess for the grad sent to ${name}`);
-    input.placeholder = `grad to ${name}`;
-    input.title = 'A number, arithmetic like cos(1) or -1/4, nan, or a list like [1, 2] '
-      + '(Enter checks it)';
-    input.autocomplete = 'off';
-    input.spellcheck = false;
-    input.dataset.target = String(k);
-    input.addEventListener('keydown', (event) => {
-      // Tab and Esc go on to the view's root (its focus trap, its hand-back to the notebook)
-      if (event.key === 'Tab' || event.key === 'Escape') return;
-      event.stopPropagation();  // typed keys are the box's, not the widget's shortcuts
-      // Enter checks the guess; so do Shift/Ctrl/Meta+Enter, typed out of habit: they
-      // never reach the notebook, whose run-the-cell would replace the view and its score.
-      if (event.key === 'Enter') {
-        event.preventDefault();
-        submit();
-      }
-    });
-    const label = el('span', 'agl-key', `${name}:`);
-    label.title = name;
-    form.append(label, input);
-    return input;
+// One guess box: its label and the input (Enter, or Shift/Ctrl+Enter, checks the guess).
+function guessInput(form, label, aria, placeholder, submit) {
+  const input = el('input', 'agl-guess');
+  input.setAttribute('aria-label', aria);
+  input.placeholder = placeholder;
+  input.title = 'A number, arithmetic like cos(1) or -1/4, nan, or a list like [1, 2] '
+    + '(Enter checks it)';
+  input.autocomplete = 'off';
+  input.spellcheck = false;
+  input.addEventListener('keydown', (event) => {
+    // Tab and Esc go on to the view's root (its focus trap, its hand-back to the notebook)
+    if (event.key === 'Tab' || event.key === 'Escape') return;
+    event.stopPropagation();  // typed keys are the box's, not the widget's shortcuts
+    // Enter checks the guess; so do Shift/Ctrl/Meta+Enter, typed out of habit: they
+    // never reach the notebook, whose run-the-cell would replace the view and its score.
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      submit();
+    }
   });
+  const key = el('span', 'agl-key', `${label}:`);
+  key.title = label;
+  form.append(key, input);
+  return input;
+}
+
+// The question's boxes: per target its grad, and in the harder mode first the local
+// derivative the step will use.  `onGuess(grads, locals)`, locals null unless asked.
+function guessBox(st, onGuess) {
+  const form = el('div', 'agl-guess-row');
+  const labels = st.target_labels || st.targets;
+  const locals = st.locals || [];
+  const grads = [];
+  const asked = [];
+  const submit = () => {
+    const all = [...asked, ...grads];
+    const empty = all.find((i) => !i.value.trim());
+    if (empty) {
+      empty.focus();
+      return;
+    }
+    onGuess(grads.map((i) => i.value.trim()), locals.length ? asked.map((i) => i.value.trim()) : null);
+  };
+  labels.forEach((name, k) => {
+    const line = el('div', 'agl-guess-line');
+    if (locals[k]) {
+      asked.push(guessInput(line, locals[k], `your guess for the local derivative ${locals[k]}`,
+        locals[k], submit));
+    }
+    grads.push(guessInput(line, name, `your guess for the grad sent to ${name}`,
+      `grad to ${name}`, submit));
+    form.appendChild(line);
+  });
+  // boxes in reading order: what a redraw keeps and where focus comes back
+  form.querySelectorAll('input.agl-guess').forEach((input, k) => { input.dataset.target = String(k); });
   const check = el('button', 'agl-primary', 'Check');
   check.type = 'button';
   check.dataset.action = 'guess';
   check.setAttribute('aria-label', 'Check my guess: run the step and grade it');
   check.title = 'Check my guess: run the step and grade it (key Enter)';
-  function submit() {
-    const values = inputs.map((i) => i.value.trim());
-    if (values.some((v) => !v)) {
-      inputs.find((i) => !i.value.trim()).focus();
-      return;
-    }
-    onGuess(values);
-  }
   check.addEventListener('click', submit);
   form.appendChild(check);
   return form;
+}
+
+// Predict, harder: the rule is left out and the local derivative is guessed too.
+function harderToggle(st) {
+  const b = el('button', 'agl-link agl-harder', st.harder ? 'Harder: on (local derivatives asked too)'
+    : 'Harder: ask the local derivatives too');
+  b.type = 'button';
+  b.dataset.action = 'harder';
+  b.setAttribute('aria-pressed', String(Boolean(st.harder)));
+  b.setAttribute('aria-keyshortcuts', 'Shift+P');
+  b.title = 'Harder: guess each step\u2019s local derivative too, not filled in (key Shift+P)';
+  return b;
+}
+
+// The one "Why this function now?" fold: the next step's (else the last's), open or
+// closed as the student left it, across steps and Back.
+function whyFold(box, text) {
+  const why = el('details', 'agl-why');
+  why.open = box.dataset.whyOpen === '1';
+  why.addEventListener('toggle', () => { box.dataset.whyOpen = why.open ? '1' : ''; });
+  why.append(el('summary', '', 'Why this function now?'), el('p', '', text));
+  return why;
 }
 
 export function renderLedger(box, ledger, st, onGuess) {
@@ -82,7 +124,7 @@ export function renderLedger(box, ledger, st, onGuess) {
   const inBox = focused && box.contains(focused) && focused.classList.contains('agl-guess');
   // What was typed survives a redraw of the same question (an error, a score update),
   // never a new step: each step's boxes start empty.
-  const question = `${st.position}:${(st.targets || []).join(',')}`;
+  const question = `${st.position}:${(st.targets || []).join(',')}:${(st.locals || []).join(',')}`;
   const same = box.dataset.question === question;
   const typed = same ? Array.from(box.querySelectorAll('input.agl-guess')).map((i) => i.value) : null;
   const focusAt = inBox ? Number(focused.dataset.target) || 0 : -1;
@@ -97,6 +139,8 @@ export function renderLedger(box, ledger, st, onGuess) {
     box.appendChild(el('div', 'agl-empty', st.done ? 'No step to explain here.'
       : 'Press Step: each function\u2019s backward will be explained here.'));
   }
+  const explained = sections.find((sec) => sec.kind === 'next' && sec.why)
+    || sections.find((sec) => sec.why);
   for (const sec of sections) {
     const part = el('section', `agl-sec agl-sec-${sec.kind}`);
     part.appendChild(el('h4', '', sec.title));
@@ -115,23 +159,21 @@ export function renderLedger(box, ledger, st, onGuess) {
         again.addEventListener('click', () => { box.dataset.focusGuess = question; });
         part.appendChild(again);
       }
-      if (!right && sec.verdict.includes(' is off (you said')) {  // the number is held back
+      if (!right && st.can_reveal) {  // the number is held back
         const show = el('button', 'agl-link', 'Show the answer');
         show.type = 'button';
         show.dataset.action = 'reveal';
-        show.title = 'Show the right numbers of this step (after a retry they show anyway)';
+        show.title = 'Show the right numbers of this step (after a retry they show anyway; key A)';
+        show.setAttribute('aria-keyshortcuts', 'A');
         part.appendChild(show);
       }
     }
     part.appendChild(rowsTable(sec.rows));
     if (sec.kind === 'next' && st.predict && (st.targets || []).length) {
-      part.appendChild(guessBox(box, st.targets, onGuess));
+      part.appendChild(harderToggle(st));
+      part.appendChild(guessBox(st, onGuess));
     }
-    if (sec.why) {
-      const why = el('details', 'agl-why');
-      why.append(el('summary', '', 'Why this function now?'), el('p', '', sec.why));
-      part.appendChild(why);
-    }
+    if (sec === explained) part.appendChild(whyFold(box, sec.why));
     box.appendChild(part);
   }
   const inputs = box.querySelectorAll('input.agl-guess');

@@ -16,7 +16,8 @@ export function messenger(model) {
     hello: () => send(message('hello')),
     select: (id) => send(message('select', { id })),
     runTo: (nodeId) => send(message('run-to', { id: `n${nodeId}` })),
-    guess: (values) => send(message('guess', { value: values })),
+    // the harder mode's guess carries the local derivatives too
+    guess: (values, locals) => send(message('guess', locals ? { value: values, local: locals } : { value: values })),
     action: (action) => send(message('action', { action: checked(ACTIONS, action, 'action') })),
     setOption: (name, value) => {
       send(message('options', { options: { [checked(Object.keys(OPTION_DEFAULTS), name, 'option')]: value } }));

@@ -11,6 +11,7 @@ export const ACTIONS = Object.freeze([
   "unchain-preview",
   "device",
   "predict",
+  "harder",
   "reveal",
   "export-dot",
   "export-log",
@@ -125,7 +126,9 @@ export const KEYS = Object.freeze({
   "-": "zoom-out",
   "/": "search",
   "v": "gradient-lens",
-  "Escape": "close-menu"
+  "Escape": "close-menu",
+  "P": "harder",
+  "a": "reveal"
 });
 export const LENS_LEGEND = Object.freeze([
   "gradient size: |grad| / |seed|, as 10^k",
