@@ -366,3 +366,27 @@ def test_renderer_choice_and_errors(monkeypatch):
         render('digraph { a -> }', program='graphviz-pure')
     with pytest.raises(TypeError):
         render(42)
+
+
+def test_a_variable_in_two_slots_gets_two_labelled_edges():
+    """``x * x``: one edge per input slot, named, so the picture matches the two
+    gradients the function sends back (issue 38, point 6)."""
+    import re
+
+    import numpy as np
+
+    import autograd_lab as chainer
+    from autograd_lab.graph import GraphModel, to_dot
+    x = chainer.Variable(np.array(3.0), name='x')
+    w = chainer.Variable(np.array(2.0), name='w')
+    y = x * x + w
+    dot = to_dot(GraphModel.from_outputs(y))
+    edges = [line for line in dot.splitlines() if ' -> ' in line]
+    from autograd_lab.events import uid
+    square = [line for line in edges if line.startswith(f'\tn{uid(x)} -> ')]
+    assert len(square) == 2
+    assert sorted(re.search(r'label="([^"]+)"', line).group(1) for line in square) == \
+        ['slot 1', 'slot 2']
+    ids = [re.search(r'id=(\S+?)[ \]]', line).group(1) for line in edges]
+    assert len(ids) == len(set(ids))  # every edge its own id
+    assert all('label=' not in line for line in edges if line not in square)

@@ -53,3 +53,31 @@ def test_the_stage_holds_still_while_the_graph_grows(step_models):
     visible = [line.split()[0] for line in early.frame.dot.splitlines()
                if re.match(r'\tn\d+ \[', line) and 'class="ghost"' not in line]
     assert sorted(visible) == sorted(made)  # the nodes made so far, and only those
+
+
+def _replay(step_models):
+    from autograd_lab_widget.protocol import OPTION_DEFAULTS
+    with events.recording() as log, capturing_code_lines() as lines:
+        x = chainer.Variable(np.array(0.5), name='x')
+        w = chainer.Variable(np.array(2.0), name='w')
+        y = x * w
+        z = F.sin(y)
+    model = step_models(z, events_log=log, code_lines=lines)
+    scenes = [model.scene(dict(OPTION_DEFAULTS))]
+    while model.back():
+        scenes.append(model.scene(dict(OPTION_DEFAULTS)))
+    return scenes[::-1]  # from the first position on
+
+
+def test_the_replays_first_position_shows_the_inputs(step_models):
+    first = _replay(step_models)[0]
+    names = sorted(c['text'].get('name') for c in first.frame.nodes.values())
+    assert names == ['w', 'x'], first.frame.nodes  # not an empty stage
+    assert first.status['text'] == ('Building the graph: the inputs x, w (Step makes the '
+                                    'first function).')
+
+
+def test_the_replay_names_outputs_as_the_code_does(step_models):
+    made_y = _replay(step_models)[1].status['text']
+    assert made_y.startswith('Building the graph: function 1 of 2. The line `y = x * w` made f')
+    assert made_y.endswith("and its output v4 (the code's y).") or "(the code's y)" in made_y

@@ -134,3 +134,20 @@ def test_collapsed_links_summarise_their_parameters_grads():
     norm = np.sqrt(sum(float((p.grad.astype(np.float64) ** 2).sum()) for p in mlp[0].params()))
     assert 'params ' + lens_cells.text(lens.read(norm, 1.0)) in first
     assert 'vanishing' in first and 'vanishing' not in last
+
+
+def test_the_legends_scale_covers_what_the_rows_show():
+    """Deep tanh chains reach 10^-13 and 10^-15: the legend's smallest bar is what such
+    rows show, and the sizes a row can show lie within the legend's ends (issue 38)."""
+    from autograd_lab.graph import lens
+    from autograd_lab_widget import lens_words
+    from autograd_lab_widget.present import lens_cells
+    legend = lens_words.legend_lines()[1]
+    low_bar, high_bar = lens_words.bar(0.0), lens_words.bar(1.0)
+    assert low_bar in legend and high_bar in legend and '10^-16 or less' in legend
+    for k in (-15, -13):
+        cell = lens_cells.text(lens.Reading(10.0 ** k, float(k), 'vanishing'))
+        assert cell.startswith(low_bar) and f'10^{k}' in cell
+    bars = {lens_cells.text(lens.Reading(10.0 ** k, float(k), None)).split()[0]
+            for k in range(-30, 10)}
+    assert low_bar in bars and high_bar in bars and len(bars) == lens_words.BAR

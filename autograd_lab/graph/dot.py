@@ -299,7 +299,7 @@ def to_dot(model: GraphModel, *, rankdir: str = 'TB', show_values: bool = False,
                  f'{_small(f"over the cap of {max_nodes}", size=small)}>')
         g.node('more', label=label, _attributes={'id': 'more', 'class': 'more',
                                                  **P.MORE_STYLE})
-    _draw_edges(g, edges, unit)
+    _draw_edges(g, edges, unit, nodes, size)
     if legend:
         g.node('legend', label=_legend(), _attributes={'shape': 'plaintext', 'id': 'legend',
                                                        'class': 'legend'})
@@ -341,9 +341,11 @@ def _over_the_cap(rep: dict, newest: dict, roles: dict, max_nodes: int | None) -
     return set(units) - keep
 
 
-def _draw_edges(g: Any, edges: list, unit: Callable[[int], str]) -> None:
+def _draw_edges(g: Any, edges: list, unit: Callable[[int], str],
+                nodes: dict[int, Node] | None = None, size: float = 10) -> None:
     """The edges between drawn units, merged where collapsing or the cap joins their ends
-    (a cut edge gives way to an uncut one)."""
+    (a cut edge gives way to an uncut one).  A variable that fills several input slots
+    of one function (``x * x``) gets an edge per slot, each labelled with its slot."""
     seen: dict[tuple[str, str], Any] = {}
     for e in edges:
         a, b = unit(e.src), unit(e.dst)
@@ -355,9 +357,22 @@ def _draw_edges(g: Any, edges: list, unit: Callable[[int], str]) -> None:
     for (a, b), e in seen.items():
         attrs = dict(P.CUT_EDGE_STYLE if e.cut else
                      P.GRAD_OF_GRAD_EDGE_STYLE if e.order else P.EDGE_STYLE)
-        attrs['id'] = f'e_{a}_{b}'
         attrs['class'] = 'edge-cut' if e.cut else 'edge-grad' if e.order else 'edge-forward'
-        g.edge(a, b, _attributes=attrs)
+        slots = _slots(nodes, e, a, b)
+        for k, slot in enumerate(slots):
+            extra = {'label': f'slot {slot + 1}', 'fontsize': f'{size:g}'} if len(slots) > 1 \
+                else {}
+            g.edge(a, b, _attributes={**attrs, **extra,
+                                      'id': f'e_{a}_{b}' + (f'_{k + 1}' if k else '')})
+
+
+def _slots(nodes: dict[int, Node] | None, e: Any, a: str, b: str) -> list[int]:
+    """The input slots of function ``e.dst`` that variable ``e.src`` fills (one edge
+    each), where both are drawn as themselves; else one edge."""
+    f = nodes.get(e.dst) if nodes is not None else None
+    if f is None or f.category != 'function' or (a, b) != (f'n{e.src}', f'n{e.dst}'):
+        return [0]
+    return [k for k, i in enumerate(f.input_ids) if i == e.src] or [0]
 
 
 def _function_edges(shown: dict[int, Node], edges: list) -> list:

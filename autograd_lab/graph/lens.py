@@ -39,8 +39,9 @@ from autograd_lab.events import Summary
 VANISHING_BELOW = 1e-4
 #: A gradient whose norm is above this multiple of the seed's is flagged ``'exploding'``.
 EXPLODING_ABOVE = 1e4
-#: The log10 ratios a scale spans; readings outside are drawn at its ends.
-SCALE = (-8.0, 4.0)
+#: The log10 ratios a scale spans; readings outside are drawn at its ends.  Wide enough
+#: for what a deep float64 network's vanishing gradients reach (10^-15 and below).
+SCALE = (-16.0, 4.0)
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class Reading:
         """Where the reading sits on :data:`SCALE`, 0 (smallest) to 1 (largest).
 
         >>> Reading(1.0, 0.0, None).bar, Reading(1e-20, -20.0, 'vanishing').bar
-        (0.6666666666666666, 0.0)
+        (0.8, 0.0)
         """
         if self.log10_ratio is None:
             return 0.0

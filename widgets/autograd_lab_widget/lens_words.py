@@ -23,12 +23,24 @@ NAN_MARK = '⚠'
 NO_SIZE = '\u2573' * BAR  # BOX DRAWINGS LIGHT DIAGONAL CROSS
 
 
+def bar(fraction: float) -> str:
+    """The bar of a size ``fraction`` of the way up the scale: at least one block, so
+    that the smallest size still shows (a zero grad has no bar: it reads 0).
+
+    >>> bar(0.0), bar(0.5), bar(1.0)
+    ('▇▁▁▁▁▁', '▇▇▇▁▁▁', '▇▇▇▇▇▇')
+    """
+    filled = max(1, round(fraction * BAR))
+    return '▇' * filled + '▁' * (BAR - filled)
+
+
 def legend_lines() -> tuple[str, ...]:
     """What the lens's legend says, a line each (the widget shows it under the graph,
     the static picture beside it)."""
     low, high = (int(v) for v in lens.SCALE)
     return ('gradient size: |grad| / |seed|, as 10^k',
-            f'bar: ▁▁▁▁▁▁ 10^{low} or less … ▇▇▇▇▇▇ 10^{high} or more',
+            f'bar: {bar(0.0)} 10^{low} or less … {bar(1.0)} 10^{high} or more '
+            '(the power beside it is the size)',
             f'vanishing: below {lens.VANISHING_BELOW:g} × seed',
             f'exploding: above {lens.EXPLODING_ABOVE:g} × seed',
             f'{NO_SIZE} NaN: not a number, inf: infinite; {NAN_MARK} marks the function '

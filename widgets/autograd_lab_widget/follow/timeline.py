@@ -35,11 +35,16 @@ from autograd_lab_widget.follow.state import ViewReset, ViewState
 
 def boundaries(entries: list, forward: bool = False) -> list[int]:
     """Sorted step boundaries of ``entries`` (always including 0 and ``len(entries)``);
-    with ``forward``, also after each function the forward applied (the forward replay)."""
+    with ``forward``, also after each function the forward applied (the forward replay),
+    which starts where the first function's inputs are made rather than at 0."""
     marks = {0, len(entries)}
+    first = True
     for i, e in enumerate(entries):
         kind = e.kind
         if forward and kind == 'function_applied' and e.in_backward_of is None:
+            if first:
+                _first_position(entries, i, e, marks)
+            first = False
             marks.add(i + 1)
         elif kind in ('backward_started', 'view_reset'):
             marks.add(i)
@@ -49,6 +54,17 @@ def boundaries(entries: list, forward: bool = False) -> list[int]:
                 end += 1  # the last step and the end of its backward are one move
             marks.add(end)
     return sorted(marks)
+
+
+def _first_position(entries: list, i: int, applied: events.Event, marks: set) -> None:
+    """The forward replay opens on the inputs made before its first function (not on an
+    empty stage): the position before that function's outputs were made."""
+    outputs = set(applied.output_ids)
+    start = next((k for k in range(i) if entries[k].kind == 'variable_created'
+                  and entries[k].var_id in outputs), i)
+    if any(x.kind == 'variable_created' for x in entries[:start]):
+        marks.discard(0)
+        marks.add(start)
 
 
 class Timeline:

@@ -23,8 +23,9 @@ position is drawn as the whole forward graph with the nodes not yet made invisib
 >>> model.back(), model.back()   # after the last function, then after the first
 (True, True)
 >>> from autograd_lab_widget.protocol import OPTION_DEFAULTS
->>> model.scene(OPTION_DEFAULTS).status['text']
-'Building the graph: function 1 of 2, f1 = _ * _, made by the line `h = h * x`'
+>>> model.scene(OPTION_DEFAULTS).status['text'].split('. The line ')
+['Building the graph: function 1 of 2',
+ "`h = h * x` made f1 (_ * _) and its output v2 (the code's h)."]
 >>> model.close()
 """
 
@@ -49,15 +50,55 @@ def caption(state: Any, code_lines: Any, names: Any, shown: list) -> str:
         return ''
     applied = [e for e in shown if e.kind == 'function_applied' and e.in_backward_of is None]
     if not applied:
+        made = [names.table(state.model).get(i, f'#{i}') for i, n in state.model.nodes.items()
+                if n.category == 'variable']
+        if made:
+            return (f'Building the graph: the inputs {", ".join(made)} (Step makes the '
+                    'first function).')
         return 'Building the graph: nothing made yet (Step makes the first function).'
     last = applied[-1]
     total = len(code_lines.lines)  # every function captured: the forward's length
     of = f' of {total}' if total >= len(applied) else ''
-    name = names.table(state.model).get(last.func_id, f'#{last.func_id}')
+    table = names.table(state.model)
+    name = table.get(last.func_id, f'#{last.func_id}')
     code = code_lines.text(last.func_id)
-    made = f', made by the line `{code}`' if code else ''
-    return (f'Building the graph: function {len(applied)}{of}, '
-            f'{name} = {last.label}{made}')
+    output = _output_words(last, table, code_lines, applied)
+    by = f'The line `{code}` made' if code else 'Made:'
+    return (f'Building the graph: function {len(applied)}{of}. '
+            f'{by} {name} ({last.label}){output}.')
+
+
+#: A line of code that assigns to one plain name: ``y = ...``.
+_ASSIGNS = re.compile(r'([A-Za-z_]\w*)\s*=(?!=)')
+
+
+def code_name(func: Any, code_lines: Any, applied: list) -> str:
+    """The name the user's code gives the output of ``func`` (a function_applied event):
+    the name its line assigns, where no other function of that line takes the output
+    (else the line's name belongs to a later result).  '' when it cannot be told."""
+    if len(func.output_ids) != 1:
+        return ''
+    m = _ASSIGNS.match(code_lines.text(func.func_id))
+    if m is None:
+        return ''
+    here = code_lines.lines.get(func.func_id, ())[:2]
+    out = func.output_ids[0]
+    for e in applied:
+        if out in e.input_ids and code_lines.lines.get(e.func_id, ())[:2] == here:
+            return ''
+    return m.group(1)
+
+
+def _output_words(func: Any, table: dict, code_lines: Any, applied: list) -> str:
+    """``' and its output v2 (the code's h)'``: the output as drawn, and the code's
+    name for it where that differs."""
+    if len(func.output_ids) != 1:
+        return ''
+    drawn = table.get(func.output_ids[0], '')
+    said = code_name(func, code_lines, applied)
+    if said and drawn and said != drawn:
+        return f" and its output {drawn} (the code's {said})"
+    return f' and its output {drawn}' if drawn else ''
 
 
 
@@ -73,10 +114,24 @@ def _statements(dot: str) -> dict:
     """``{node id or (src, dst): line}`` of ``dot``'s node and edge statements."""
     found = {}
     for line in dot.splitlines():
-        m = _STATEMENT.match(line)
-        if m:
-            found[m.group(1) if m.group(2) is None else (m.group(1), m.group(2))] = line
+        key = _key(line, found)
+        if key is not None:
+            found[key] = line
     return found
+
+
+def _key(line: str, found: dict) -> Any:
+    """A statement's key: the node's id, or an edge's ends and which of the edges
+    between them it is (one per input slot a variable fills)."""
+    m = _STATEMENT.match(line)
+    if m is None:
+        return None
+    if m.group(2) is None:
+        return m.group(1)
+    k = 0
+    while (m.group(1), m.group(2), k) in found:
+        k += 1
+    return (m.group(1), m.group(2), k)
 
 
 def steady(frame: Any, look: Any) -> Any:
@@ -106,12 +161,13 @@ def steady(frame: Any, look: Any) -> Any:
         return frame
     now = _statements(frame.dot)
     lines = []
+    keys: dict = {}
     for line in whole[0].splitlines():
-        m = _STATEMENT.match(line)
-        if m is None:
+        key = _key(line, keys)
+        if key is None:
             lines.append(line)
             continue
-        key = m.group(1) if m.group(2) is None else (m.group(1), m.group(2))
+        keys[key] = line
         if key not in now:
             lines.append(_invisible(line))
             continue

@@ -13,7 +13,7 @@ fills in as backward steps.  The function whose backward made the first NaN is m
 
 >>> from autograd_lab.graph.lens import Reading
 >>> text(Reading(1e-6, -6.0, 'vanishing'))
-'▇▁▁▁▁▁ 10^-6 vanishing'
+'▇▇▇▁▁▁ 10^-6 vanishing'
 >>> text(None)
 '—'
 >>> [text(Reading(v, None, 'nonfinite')) == f'{NO_SIZE} {word}'
@@ -29,6 +29,7 @@ from typing import Any
 from autograd_lab.graph import lens
 from autograd_lab.graph.dot import escape_text
 
+from autograd_lab_widget import lens_words
 from autograd_lab_widget.lens_words import BAR, NO_SIZE, legend_lines
 
 #: Option key (``GraphView(options={'gradient_lens': True})``, the More menu's toggle).
@@ -46,9 +47,8 @@ def text(reading: lens.Reading | None) -> str:
         return '—'
     if reading.flag == 'nonfinite':
         return f'{NO_SIZE} {reading.exponent}'  # 'NaN' or 'inf'
-    # one block per two powers of ten; a gradient that is there shows at least one
-    filled = max(1, round(reading.bar * BAR)) if reading.log10_ratio is not None else 0
-    bar = '▇' * filled + '▁' * (BAR - filled)
+    # a block per 3 to 4 powers of ten; a gradient that is there shows at least one
+    bar = lens_words.bar(reading.bar) if reading.log10_ratio is not None else '▁' * BAR
     word = _WORDS.get(reading.flag or '', '')
     return f'{bar} {reading.exponent} {word}'.rstrip()
 

@@ -6,9 +6,19 @@ import { LEDGER_ROW } from './protocol.js';
 
 const [KEY, VALUE, CLASSES] = LEDGER_ROW;  // a row's fields, named by the kernel
 
+// Text whose `backticked` parts are code: shown as code, without the backticks
+// (each part written with textContent, so no text is read as markup).
+function withCode(cls, text) {
+  const line = el('div', cls);
+  String(text).split('`').forEach((part, k) => {
+    if (part) line.appendChild(k % 2 ? el('code', 'agl-code', part) : document.createTextNode(part));
+  });
+  return line;
+}
+
 export function renderStatus(box, st) {
   box.replaceChildren();
-  box.appendChild(el('div', 'agl-status-text', st.text || ''));
+  box.appendChild(withCode('agl-status-text', st.text || ''));
   const note = st.message || st.notice || st.note || '';
   if (note) {
     const line = el('div', `agl-status-note${st.message || st.notice ? ' agl-warn' : ''}`, note);

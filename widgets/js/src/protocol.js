@@ -132,7 +132,7 @@ export const KEYS = Object.freeze({
 });
 export const LENS_LEGEND = Object.freeze([
   "gradient size: |grad| / |seed|, as 10^k",
-  "bar: \u2581\u2581\u2581\u2581\u2581\u2581 10^-8 or less \u2026 \u2587\u2587\u2587\u2587\u2587\u2587 10^4 or more",
+  "bar: \u2587\u2581\u2581\u2581\u2581\u2581 10^-16 or less \u2026 \u2587\u2587\u2587\u2587\u2587\u2587 10^4 or more (the power beside it is the size)",
   "vanishing: below 0.0001 \u00d7 seed",
   "exploding: above 10000 \u00d7 seed",
   "\u2573\u2573\u2573\u2573\u2573\u2573 NaN: not a number, inf: infinite; \u26a0 marks the function whose backward made the first NaN"
