@@ -269,8 +269,18 @@ def otter_notebook(lesson: Lesson, requirement: str) -> dict:
 NBGRADER_CONFIG = f'''\
 """nbgrader settings of this course (written by `autograd-lab assignments`); run nbgrader
 in this folder (the course root)."""
+from nbgrader.preprocessors import (CheckCellMetadata, ClearOutput, DeduplicateIds,
+                                    OverwriteCells, OverwriteKernelspec)
+
+from autograd_lab_lessons.tamper_scan import ScanSubmission
+
 c = get_config()  # noqa: F821
 c.CourseDirectory.course_id = "autograd-lab"
+# Before grading, nbgrader's own sanitize steps, then the scan for code that tampers with
+# the grading machinery (outside the student's kernel): the checks after it score 0,
+# and the autograded notebook and the log name the cell and the line.
+c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec,
+                                      OverwriteCells, ScanSubmission, CheckCellMetadata]
 # The lesson's own placeholder stays above each answer region; this replaces the answer.
 c.ClearSolutions.code_stub = {{"python": {CODE_STUB!r}}}
 '''

@@ -66,6 +66,9 @@ WRONG = {
 }
 
 
+#: A line that would make every comparison pass (the issue's table): found by the scan.
+TAMPER = 'np.allclose = lambda *a, **k: True'
+
 #: The mistakes above that the practice checker accepts and only the hidden test catches.
 HIDDEN_ONLY = {'higher_order.newton'}
 
@@ -147,8 +150,9 @@ def test_nbgrader_loop(tmp_path: Path, plans: dict[str, Plan]) -> None:
     exported = _timed_export('nbgrader', course)
     _run([*nbgrader, 'db', 'student', 'add', 'right'], course)
     _run([*nbgrader, 'db', 'student', 'add', 'wrong'], course)
+    _run([*nbgrader, 'db', 'student', 'add', 'tamper'], course)
     rows = []
-    for stem, plan in plans.items():
+    for n, (stem, plan) in enumerate(plans.items()):
         start = time.perf_counter()
         source = course / 'source' / stem / f'{stem}.ipynb'
         # the instructor copy passes nbgrader's own validation (it runs every test cell)
@@ -162,7 +166,11 @@ def test_nbgrader_loop(tmp_path: Path, plans: dict[str, Plan]) -> None:
         assert '### BEGIN SOLUTION' not in text
         cells = [i for i, c in enumerate(released['cells'])
                  if c['metadata'].get('nbgrader', {}).get('solution')]
-        for student, texts in (('right', plan.right), ('wrong', plan.wrong)):
+        # the first lesson once more, right answers after a patched comparison (issue 40):
+        # the scan before grading scores every check after it 0
+        tampered = [[TAMPER, *plan.right[0]], *plan.right[1:]]
+        for student, texts in (('right', plan.right), ('wrong', plan.wrong),
+                               *((('tamper', tampered),) if n == 0 else ())):
             folder = course / 'submitted' / student / stem
             folder.mkdir(parents=True)
             (folder / f'{stem}.ipynb').write_text(json.dumps(_fill(released, cells, texts)))
@@ -171,6 +179,12 @@ def test_nbgrader_loop(tmp_path: Path, plans: dict[str, Plan]) -> None:
             right = gradebook.find_submission(stem, 'right').score
             wrong = gradebook.find_submission(stem, 'wrong').score
             total = gradebook.find_assignment(stem).max_score
+            if n == 0:
+                assert gradebook.find_submission(stem, 'tamper').score == 0
+        if n == 0:
+            graded = (course / 'autograded' / 'tamper' / stem / f'{stem}.ipynb').read_text()
+            assert 'tampers with the grading machinery' in graded
+            assert 'assigns np.allclose (numpy)' in graded
         rows.append((stem, right, wrong, int(total), time.perf_counter() - start))
     _report('nbgrader', exported, rows)
     assert [(r[0], r[1], r[2], r[3]) for r in rows] == [

@@ -6,6 +6,7 @@ import contextlib
 import functools
 import html
 import io
+import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NoReturn
@@ -53,12 +54,21 @@ def _mode() -> Any:
     return sys.modules[__package__]
 
 
+def grading_now() -> bool:
+    """Whether a grader runs this notebook, read from the environment at every call (a
+    module flag a cell set cannot say no): nbgrader's ``NBGRADER_EXECUTION``, or
+    ``AUTOGRAD_LAB_GRADING`` set by any other grading setup."""
+    return (os.environ.get('NBGRADER_EXECUTION', '').lower() in {'autograde', 'validate'}
+            or bool(os.environ.get('AUTOGRAD_LAB_GRADING')))
+
+
 def _verdict(exercise: str, status: str, message: str, hint: str = '') -> Feedback:
     fb = Feedback(exercise, status, message, hint)
     mode = _mode()
-    if mode.STRICT and status != 'correct':
+    grading = grading_now()
+    if (mode.STRICT or grading) and status != 'correct':
         raise AssertionError(repr(fb))
-    if mode.GRADING:
+    if mode.GRADING or grading:
         # nbgrader reads a graded cell's result as a partial score: print the verdict
         # instead, so a correct answer gets the cell's full points.
         print(repr(fb))
@@ -126,9 +136,16 @@ def show_answer(exercise: str) -> None:
     """Print the full answer of an exercise (its checker's name, e.g. ``'ex09_shapes'``):
     the hints name the mistake, this gives the answer away, so only when asked for.
 
+    Refused while a grader runs the notebook (:func:`grading_now`) and where the course
+    says the answers are not to be shown (``AUTOGRAD_LAB_NO_ANSWERS`` set in the
+    students' environment, as a class hub's image does).
+
     >>> show_answer('ex01_cubic')
     ex01_cubic: x.grad = 3 * x**2 - 3 = [0, -3, 9]
     """
+    if grading_now() or os.environ.get('AUTOGRAD_LAB_NO_ANSWERS'):
+        raise PermissionError('show_answer is off here: this notebook is being graded, or '
+                              'your course keeps the answers for after the deadline')
     checker = getattr(_mode(), 'ALL', {}).get(exercise)
     if exercise not in _ANSWERS and exercise not in _EXPECTED and checker is not None:
         # a value checker learns its expected value when it runs: run it on the placeholder
