@@ -162,3 +162,32 @@ def test_predict_does_not_ask_for_the_grad_of_a_gone_leaf(step_models):
     assert rows['x.grad'] == GONE_WORDS + '.' and 'x' not in rows
     model.predict = True
     assert model.guess(3.0).right and float(w.grad) == 3.0
+
+
+def test_a_new_links_nan_grads_are_not_called_a_backward_that_ran(view_of):
+    """A new Link's parameters start with NaN grads (Chainer's way of showing a missing
+    cleargrads()); no backward ran, and the view says what they are (issue 41's walk of
+    lesson 12 found "grads from a backward that already ran")."""
+    import autograd_lab.links as L
+    layer = L.Linear(3, 2)
+    x = chainer.Variable(np.ones((1, 3), dtype=np.float32), name='x')
+    view = view_of(F.sum(layer(x)))
+    text = view.status['text']
+    assert 'NaN grads, as a new Link' in text and 'cleargrads()' in text
+    assert 'already ran' not in text
+    layer.cleargrads()
+    view.reset()
+    assert 'NaN' not in view.status['text']
+
+
+def test_a_long_list_of_held_grads_is_cut_to_a_line(view_of):
+    import autograd_lab.links as L
+    model = chainer.ChainList(*[L.Linear(2, 2) for _ in range(6)])
+    model.cleargrads()
+    h = chainer.Variable(np.ones((1, 2), dtype=np.float32), name='x')
+    for layer in model:
+        h = layer(h)
+    loss = F.sum(h)
+    loss.backward()
+    view = view_of(loss)
+    assert ' and 8 more: grads from' in view.status['text'], view.status['text']

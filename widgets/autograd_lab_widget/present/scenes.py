@@ -66,6 +66,8 @@ class Shown:
     held: Callable[[], list[str]] = list
     #: when called, which backward another view ran gave the leaves their grads ('' none)
     held_from: Callable[[], str] = str
+    #: when called, the parameters whose grads are all NaN, as a new Link's start
+    nan_start: Callable[[], list[str]] = list
     selected_id: int | None = None
     selected: Any = None
     preview: frozenset[int] = frozenset()
@@ -179,14 +181,28 @@ def _sentence(shown: Shown, st: dict, live: bool, total: int | None) -> str:
     if up is not None and shown.live and not shown.replay and (held := shown.held()):
         # a view made after backward: the grads shown come from it, and stepping adds
         st['notice'] = st['notice'] or 'Reset: clear them. Step: add to them.'
+        source = shown.held_from()
+        fresh = shown.nan_start()
+        if not source and fresh and len(fresh) == len(held):
+            # no backward ran: a new Link's parameters start with NaN grads (Chainer's
+            # way of showing a missing cleargrads()), and a backward would add to them
+            st['notice'] = st['notice'] or 'Reset: clear them, then Step.'
+            return (f'{_listed(sorted(fresh))}: NaN grads, as a new Link\'s parameters '
+                    'start. Call cleargrads() on the model (or Reset here) before '
+                    'backward: backward adds to what a grad holds.')
         st['counter'] = 'Already ran'  # not "Step 0 of 3" beside grads shown
-        source = shown.held_from() or 'a backward that already ran'
-        return f'{", ".join(sorted(held))}: grads from {source}.'
+        return f'{_listed(sorted(held))}: grads from {source or "a backward that already ran"}.'
     if up is not None:
         text = (f'Press Step to run backward from {output}, one function at a time'
                 + (f' ({total} steps).' if total else '.'))
         return f'{shown.building}. {text}' if shown.building else text
     return 'Nothing more to step.'
+
+
+def _listed(names: list[str], most: int = 4) -> str:
+    """A list a status line can hold: the first few, then how many more."""
+    more = len(names) - most
+    return ', '.join(names[:most]) + (f' and {more} more' if more > 0 else '')
 
 
 def focus(shown: Shown) -> list[int]:

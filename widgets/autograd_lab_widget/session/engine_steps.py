@@ -26,7 +26,9 @@ import functools
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from autograd_lab import BackwardStepper, FunctionNode, events
+import numpy
+
+from autograd_lab import BackwardStepper, FunctionNode, Parameter, events
 
 from autograd_lab_widget import arrays
 from autograd_lab_widget.session import guessing
@@ -46,6 +48,20 @@ def leaf_grads(session: StepModel) -> list[str]:
             if ident in graph.nodes and var is not session.roots[0]:
                 held.append(f'{session.names.of(graph, ident)} ({arrays.text(var.grad)})')
     return held
+
+
+def nan_start_grads(session: StepModel) -> list[str]:
+    """Parameters of the graph whose grad is all NaN: how a new Link's parameters start
+    (Chainer's way of showing a backward run without ``cleargrads()`` first)."""
+    graph = session.live.model
+    found = []
+    for var in session.graph_variables():
+        grad = var.grad
+        if var.creator is None and grad is not None and isinstance(var, Parameter):
+            host = arrays.to_host(grad)
+            if host is not None and host.size and numpy.isnan(host).all():
+                found.append(session.names.of(graph, events.uid(var)))
+    return found
 
 
 def ensure_stepper(session: StepModel, *, confirm: bool) -> BackwardStepper | None:

@@ -55,6 +55,7 @@ def shown(model: StepModel, pos: int | None, *, replay: bool = False) -> scenes.
         idle=model.idle_reason() if live else None,
         held=functools.partial(engine_steps.leaf_grads, model),
         held_from=functools.partial(others.ran_by, model),
+        nan_start=functools.partial(engine_steps.nan_start_grads, model),
         selected_id=model.selection.id if marks else None,
         selected=model.selection.obj if marks and live else None,
         preview=frozenset(model.selection.preview) if marks else frozenset(),
