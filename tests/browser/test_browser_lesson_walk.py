@@ -11,7 +11,7 @@ per lesson: walk-<lesson>.png in test-artifacts/browser/.  Per lesson the second
 cells took are printed (``-s``), the measure INSTRUCTORS.md's times start from.
 
 These walks are the run of the main-path solutions: nbmake runs only the appendix's
-solutions (lessons/solutions/conftest.py), so nothing is run twice.
+solutions (``--ignore-glob`` in pyproject.toml), so nothing is run twice.
 """
 
 from __future__ import annotations

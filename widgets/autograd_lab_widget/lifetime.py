@@ -16,9 +16,12 @@ oldest beyond it are detached (they stop following it and let go of their graphs
 
 from __future__ import annotations
 
+import logging
 import sys
 import weakref
 from typing import Any
+
+logger = logging.getLogger('autograd_lab_widget')
 
 #: cell id -> the views its latest run showed
 _shown: dict[str, list[weakref.ref]] = {}
@@ -41,6 +44,30 @@ def following(view: Any) -> None:
         old = _live_views.pop(0)()
         if old is not None:
             old.detach()
+
+
+def detach(view: Any) -> None:
+    """``view`` stops following the engine and lets go of its graph; it is drawn once
+    more (as detached) if a page shows it."""
+    model = getattr(view, '_model', None)
+    if model is None:
+        return
+    model.close()
+    # at interpreter exit there is no page to redraw for (and nothing left to import)
+    if getattr(view, 'comm', None) is not None and not sys.is_finalizing():
+        try:
+            view.refresh()
+        except Exception as error:  # e.g. at interpreter exit: nothing left to show
+            logger.debug('no redraw after detach: %s', error)
+
+
+def let_go(view: Any) -> None:
+    """A closed ``view``: nothing draws it again, so its history and drawing go."""
+    model = getattr(view, '_model', None)
+    if model is not None:
+        model.release()
+        view.dot, view.nodes, view.ledger, view.panel = '', {}, {}, {}
+        view._shown = None
 
 
 def shown(view: Any) -> None:

@@ -28,9 +28,7 @@ True
 
 from __future__ import annotations
 
-import logging
 import pathlib
-import sys
 import threading
 import weakref
 from collections.abc import Sequence
@@ -52,8 +50,6 @@ from autograd_lab_widget.session import guessing
 from autograd_lab_widget.session.stepping import StepModel
 
 __all__ = ['BUNDLE', 'DEFAULT_HEIGHT', 'GraphView', 'WidgetWarning']
-
-logger = logging.getLogger('autograd_lab_widget')
 
 BUNDLE = bundle.BUNDLE
 
@@ -401,16 +397,7 @@ class GraphView(anywidget.AnyWidget):
         re-run, the oldest views beyond ``lifetime.MAX_LIVE_VIEWS`` are detached automatically so
         that old graphs can be freed.
         """
-        model = getattr(self, '_model', None)
-        if model is None:
-            return
-        model.close()
-        # at interpreter exit there is no page to redraw for (and nothing left to import)
-        if getattr(self, 'comm', None) is not None and not sys.is_finalizing():
-            try:
-                self.refresh()
-            except Exception as error:  # e.g. at interpreter exit: nothing left to show
-                logger.debug('no redraw after detach: %s', error)
+        lifetime.detach(self)
 
     def close(self) -> None:
         """Stop following the engine, let go of the graph and close the widget (and its
@@ -420,11 +407,7 @@ class GraphView(anywidget.AnyWidget):
         super().close()
         if layout is not None:
             layout.close()
-        model = getattr(self, '_model', None)
-        if model is not None:  # nothing draws it again: let its history and drawing go
-            model.release()
-            self.dot, self.nodes, self.ledger, self.panel = '', {}, {}, {}
-            self._shown = None
+        lifetime.let_go(self)
 
 
 lifetime.hook()  # in a notebook: from the cell that imports us on, cell runs are followed

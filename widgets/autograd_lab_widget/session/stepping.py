@@ -9,9 +9,9 @@ grades predictions, and describes what to draw (:meth:`StepModel.scene`).  The
 widget adds traits and browser messages on top; the HTML replay is made from the
 same model's :meth:`~StepModel.frames`.
 
-StepModel itself is the hub: it holds the session's parts and gives each request to
-the module whose job it is (``engine_steps``, ``travel``, ``guessing``, ``selection``,
-``graph_edits``, ``following``, ``showing``; see the ``session`` package).
+StepModel is the hub: it holds the session's parts and gives each request to the module
+whose job it is (``engine_steps``, ``travel``, ``guessing``, ``selection``, ``graph_edits``,
+``following``, ``showing``, ``roots``: see the ``session`` package).
 
 >>> import numpy as np, autograd_lab as chainer
 >>> x = chainer.Variable(np.array(5.0), name='x')
@@ -46,10 +46,10 @@ from autograd_lab_widget.quiz import prediction
 from autograd_lab_widget.quiz.predict_mode import PredictMode
 from autograd_lab_widget.index import ObjectIndex
 from autograd_lab_widget.naming import Names
-from autograd_lab_widget.session import engine_steps, graph_edits, guessing, next_step
+from autograd_lab_widget.session import engine_steps, graph_edits, guessing, next_step, selection
 from autograd_lab_widget.session.backward import Backward
+from autograd_lab_widget.session.roots import as_outputs
 from autograd_lab_widget.session.following import FOLLOWING, Bounds, start_history, subscribe
-from autograd_lab_widget.session import selection
 from autograd_lab_widget.session.selection import Selection
 from autograd_lab_widget.session.showing import Showing
 from autograd_lab_widget.session.travel import Travel
@@ -58,19 +58,6 @@ from autograd_lab_widget.follow.filter import EventFilter, shared_input_stays_ou
 from autograd_lab_widget.follow.timeline import Timeline
 
 logger = logging.getLogger('autograd_lab_widget')
-
-
-def as_outputs(outputs: Any) -> list:
-    """``outputs`` (None, a Variable or Variables) as a list of Variables."""
-    if outputs is None:
-        return []
-    if isinstance(outputs, Variable):
-        return [outputs]
-    out = list(outputs)
-    for v in out:
-        if not isinstance(v, Variable):
-            raise TypeError(f'a graph view shows Variables, got {type(v).__name__}')
-    return out
 
 
 class StepModel:
