@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from autograd_lab_widget import exports, messages
+from autograd_lab_widget.present import shaping
 from autograd_lab_widget.quiz import prediction
 
 logger = logging.getLogger('autograd_lab_widget')
@@ -128,6 +129,20 @@ def _guess(view: Any, payload: Any) -> None:
         view.guess(_typed(payload))
 
 
+def _find(view: Any, text: str) -> None:
+    """'/' search, then Enter: the search is set and the next node it matches (after the
+    selection, in the order the nodes were made) is selected and inspected, as a click."""
+    view.options = {**view.options, 'search': text}
+    model = view._shown or view.model.live.model
+    hits = sorted(shaping.search_hits(model, text, view.model.names.table(model)))
+    if not hits:
+        view.model.message = f'No node matches {text.strip()!r}.' if text.strip() else ''
+        view.refresh()
+        return
+    after = [i for i in hits if view.selected_id is not None and i > view.selected_id]
+    view.select((after or hits)[0])
+
+
 def _options(view: Any, changes: dict) -> None:
     opts = dict(view.options)
     opts.update(changes)
@@ -174,7 +189,7 @@ def _download(what: str) -> Callable[[Any], None]:
 ON_MESSAGE: dict[str, Callable[[Any, Any], None]] = {
     'hello': _hello, 'select': lambda view, target: view.select(target), 'expand': _expand,
     'more': _more, 'guess': _guess, 'run-to': lambda view, target: view.run_to(target),
-    'options': _options, 'action': _action}
+    'options': _options, 'action': _action, 'find': _find}
 #: What each toolbar button does.
 ON_ACTION: dict[str, Callable[[Any], None]] = {
     'back': lambda view: view.back(), 'forward': lambda view: view.forward(),

@@ -164,6 +164,8 @@ def parse(content: Any) -> tuple[str, Any]:
         return 'run-to', parse_node_id(content.get('id'))
     if kind == 'options':
         return 'options', parse_options(content.get('options'))
+    if kind == 'find':  # '/' search, then Enter: select the next node it matches
+        return 'find', _text(content.get('text'))
     if kind == 'hello':  # the page asks whether a kernel is behind it (see GraphView)
         return 'hello', None
     raise BadMessage(f'unknown message type {kind!r:.60}')

@@ -41,11 +41,17 @@ KEYS = {
     'v': 'gradient-lens', 'Escape': 'close-menu',
     # Shift+P: predict, harder (the local derivatives asked too); a: show the answer
     'P': 'harder', 'a': 'reveal',
+    # the whole graph's width at a scale that reads (Fit's notice offers it too)
+    'w': 'fit-width',
 }
+#: Keys that pan the graph: on the focused stage, or with Shift anywhere in the view (the
+#: view's own; ArrowLeft/ArrowRight are Back/Step elsewhere, see :data:`KEYS`).
+PAN_KEYS = {'ArrowLeft': 'pan-left', 'ArrowRight': 'pan-right', 'ArrowUp': 'pan-up',
+            'ArrowDown': 'pan-down'}
 #: The gradient lens's legend, a line each (the page shows it under the graph).
 LENS_LEGEND = lens_words.legend_lines()
 #: Message types the browser sends (``{'type': kind, ...}``) and the kernel answers.
-BROWSER_MESSAGES = ('action', 'select', 'guess', 'run-to', 'options', 'hello')
+BROWSER_MESSAGES = ('action', 'select', 'guess', 'run-to', 'options', 'hello', 'find')
 KERNEL_MESSAGES = ('hello', 'download')
 #: A ``select`` message's id for a collapsed Link starts with this (the rest is its path),
 #: and this id asks for more nodes than the cap drawn.
@@ -107,7 +113,7 @@ def _contract() -> dict:
         'OPTION_CHOICES': {name: o.choices for name, o in OPTIONS.items() if o.choices},
         'CELLS': CELLS, 'FONT_SIZE': FONT_SIZE, 'LEDGER_ROW': LEDGER_ROW,
         'PALETTE': palette.BROWSER, 'THEME_FALLBACK': palette.THEME_FALLBACK,
-        'KEYS': KEYS, 'LENS_LEGEND': LENS_LEGEND,
+        'KEYS': KEYS, 'PAN_KEYS': PAN_KEYS, 'LENS_LEGEND': LENS_LEGEND,
     }
 
 

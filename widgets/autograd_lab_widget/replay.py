@@ -41,7 +41,8 @@ const url = URL.createObjectURL(new Blob([bytes], {{ type: 'text/javascript' }})
 const mod = await import(url);
 const frames = data.frames;
 const state = {{
-  dot: '', structure_key: '', nodes: {{}}, focus: null, status: {{}}, ledger: {{}}, panel: {{}},
+  dot: '', structure_key: '', nodes: {{}}, centre: null, focus: null, status: {{}}, ledger: {{}},
+  panel: {{}},
   options: data.options,
   orders: data.orders, predict: false, height: data.height, device: '@numpy',
   gpu_available: false, gpu_reason: 'this is a replay without a kernel', selected_id: null,
@@ -57,7 +58,7 @@ function show(k) {{
     live: true, predict: false, notice: `Replay: frame ${{at + 1}} of ${{frames.length}}`,
   }});
   for (const [key, value] of [['status', status], ['ledger', f.ledger], ['nodes', f.nodes],
-    ['focus', f.focus], ['structure_key', f.key], ['dot', f.dot]]) {{
+    ['centre', f.focus], ['structure_key', f.key], ['dot', f.dot]]) {{
     state[key] = value;
     fire(`change:${{key}}`, value);
   }}

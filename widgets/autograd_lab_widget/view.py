@@ -40,7 +40,7 @@ import traitlets
 
 from autograd_lab import backend, events
 
-from autograd_lab_widget import bundle, cell_output, exports, inbox, lifetime, messages
+from autograd_lab_widget import bundle, cell_output, exports, framing, inbox, lifetime, messages
 from autograd_lab_widget.follow import bounds
 from autograd_lab_widget.inbox import WidgetWarning
 from autograd_lab_widget.present import drawing, picture
@@ -76,6 +76,8 @@ class GraphView(anywidget.AnyWidget):
             with the line of code that made it (see ``forward_replay``).
         gradient_lens: show each gradient's size next to the seed's, with flags for
             vanishing, exploding and NaN (see ``lens_cells``); also in the More menu.
+        focus: the node the view opens framed on (a Variable, VariableNode or function of
+            the graph, or the name drawn on it; see ``framing``); default the next function.
 
     Memory stays bounded however long the view stays open (see ``bounds``).
     """
@@ -91,7 +93,10 @@ class GraphView(anywidget.AnyWidget):
     dot = traitlets.Unicode('').tag(sync=True)
     structure_key = traitlets.Unicode('').tag(sync=True)
     nodes = traitlets.Dict().tag(sync=True)
-    focus = traitlets.Int(None, allow_none=True).tag(sync=True)
+    centre = traitlets.Int(None, allow_none=True).tag(sync=True)  # the next function
+    #: The node the caller named (its id; any name of it is taken, see ``framing``).
+    focus = traitlets.Any(None).tag(sync=True)
+    _check_focus = traitlets.validate('focus')(framing.check_focus)
     status = traitlets.Dict().tag(sync=True)
     ledger = traitlets.Dict().tag(sync=True)
     panel = traitlets.Dict().tag(sync=True)
@@ -116,7 +121,7 @@ class GraphView(anywidget.AnyWidget):
                  retain_grad: bool = False, enable_double_backprop: bool = False,
                  height: int = DEFAULT_HEIGHT, options: dict | None = None, links: Any = None,
                  history: int = bounds.HISTORY_EVENTS, gradient_lens: bool = False,
-                 code_lines: Any = None, **kwargs: Any) -> None:
+                 code_lines: Any = None, focus: Any = None, **kwargs: Any) -> None:
         if gradient_lens:  # the lens's keyword (lens_cells): the option, set from the start
             options = {**(options or {}), 'gradient_lens': True}
         model = StepModel(outputs, events_log=events_log, retain_grad=retain_grad,
@@ -124,6 +129,7 @@ class GraphView(anywidget.AnyWidget):
                           history=history, code_lines=code_lines)
         try:
             self._setup(model, height, options, kwargs)
+            self.focus = focus
         except BaseException:
             model.close()  # a bad argument leaves no subscriber behind
             raise
@@ -203,7 +209,7 @@ class GraphView(anywidget.AnyWidget):
                 self.status = scene.status
                 self.ledger = scene.ledger
                 self.nodes = frame.nodes
-                self.focus = frame.focus
+                self.centre = frame.focus
                 self.orders = scene.orders
                 self.structure_key = frame.key
                 self.dot = frame.dot
