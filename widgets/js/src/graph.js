@@ -4,11 +4,14 @@
 //
 // The view opens legible: at a scale where graph text is at least LEGIBLE_PX (never
 // shrunk to a hairline to fit); when the whole graph does not fit at that scale it is
-// centred on the focus node (the next function) and an overview shows where that is.
-// A new layout keeps the nodes that stay where they were on screen.
+// framed on the focus node (the one the caller named, else the next function), showing
+// as much of the rest whole as it can (frame.js), and an overview in a corner that covers
+// no node shows where that is.  A new layout keeps the nodes that stay where they were on
+// screen; a step brings the next function into view, a search the node it selected.
 import { Graphviz } from '@hpcc-js/wasm/graphviz';
 import { select } from 'd3-selection';
 import { zoom, zoomIdentity } from 'd3-zoom';
+import { bestOffset, freeCorner, panStep, revealOffset } from './frame.js';
 import { CELLS, FONT_SIZE } from './protocol.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -17,6 +20,7 @@ const LEGIBLE_PX = 14;       // small graphs: text never smaller than this
 const BIG_LEGIBLE_PX = 12;   // big graphs (over BIG_NODES): around the focus node
 const BIG_NODES = 30;
 const MAX_SCALE = 1.6;       // a tiny graph is enlarged at most this much
+const SMALLEST_PX = 8;       // Fit below this says so and offers Fit width
 // Hosts may load this module once per widget (JupyterLab and Voila do): the compiled
 // Graphviz is kept where every copy of the module finds it, so it is compiled once a page.
 const GRAPHVIZ = Symbol.for('autograd_lab_widget.graphviz');
@@ -53,6 +57,14 @@ function cellText(shape, rect, found) {
 function cellOrder(text) {
   const rank = (part) => (CELLS.includes(part) ? CELLS.indexOf(part) : CELLS.length);
   return Object.keys(text).sort((a, b) => rank(a) - rank(b));
+}
+
+// The id of the node drawn as the next function to run, or null.
+function nextOf(nodes) {
+  for (const [id, info] of Object.entries(nodes || {})) {
+    if (info && typeof info.class === 'string' && info.class.split(' ').includes('hl-next')) return id;
+  }
+  return null;
 }
 
 function polygonBox(polygon) {
@@ -95,7 +107,21 @@ export class GraphStage {
     this.overview.title = 'Overview: click to look there';
     this.overview.addEventListener('click', (e) => this.panToOverview(e));
     this.hint = hint;  // a line outside the graph: it must not cover any node
-    container.append(this.overview);
+    // Fit's word when the whole graph's text would be too small to read: a band at the
+    // top of the stage that the fitted graph leaves free, with Fit width beside it
+    this.notice = document.createElement('div');
+    this.notice.className = 'agl-fit-notice';
+    this.notice.setAttribute('role', 'status');
+    this.notice.hidden = true;
+    this.noticeText = document.createElement('span');
+    const width = document.createElement('button');
+    width.type = 'button';
+    width.dataset.action = 'fit-width';
+    width.textContent = 'Fit width';
+    width.title = 'Fit width: the whole width of the graph, at a size that reads (key W)';
+    this.notice.append(this.noticeText, width);
+    this.nextId = null;     // the next function drawn, brought into view after a step
+    container.append(this.overview, this.notice);
     if (typeof ResizeObserver !== 'undefined') {
       this.observer = new ResizeObserver(() => this.resized());
       this.observer.observe(container);
@@ -119,6 +145,7 @@ export class GraphStage {
     if (job.key === this.key && this.svg) {
       this.patch(job.nodes);
       this.dot = job.dot;
+      this.followNext(job.nodes);
       return;
     }
     this.busy = true;
@@ -175,8 +202,36 @@ export class GraphStage {
     this.indexCells(job.nodes);
     this.patch(job.nodes);
     select(svg).call(this.zoomer).on('dblclick.zoom', null);
+    const first = !this.transform;
     this.place(before, job.focus);
     this.drawOverview();
+    if (first) this.nextId = nextOf(job.nodes);
+    else this.followNext(job.nodes);
+  }
+
+  // After a step: the next function, where it is not whole in view, is brought in by the
+  // least pan (the scale and the stage stay as they are).
+  followNext(nodes) {
+    const id = nextOf(nodes);
+    if (id === this.nextId) return;
+    this.nextId = id;
+    if (id) this.reveal(id);
+  }
+
+  reveal(id) {
+    const box = this.boxes && this.boxes.get(id);
+    if (!box || !this.transform) return;
+    const { w, h } = this.size();
+    const to = revealOffset(box, this.transform, w, h);
+    if (to) this.apply(zoomIdentity.translate(to[0], to[1]).scale(this.transform.k));
+  }
+
+  pan(action) {
+    if (!this.transform) return;
+    const { w, h } = this.size();
+    const [dx, dy] = panStep(action, w, h);
+    const t = this.transform;
+    this.apply(zoomIdentity.translate(t.x + dx, t.y + dy).scale(t.k));
   }
 
   // Every engine node's cells.  Graphviz draws a node's table as its border, then each
@@ -212,6 +267,14 @@ export class GraphStage {
       }
       this.cells.set(id, { node, cells });
     }
+    // every node's box in the viewport's units, measured once a layout
+    const inner = this.innerOffset();
+    this.boxes = new Map();
+    for (const [id, { node }] of this.cells) {
+      const b = node.getBBox();
+      this.boxes.set(id, { x0: b.x + inner.x, y0: b.y + inner.y, x1: b.x + b.width + inner.x,
+        y1: b.y + b.height + inner.y });
+    }
   }
 
   // Texts and classes of every cell, without a layout.
@@ -243,6 +306,11 @@ export class GraphStage {
     return [box.x + box.width / 2 + inner.x, box.y + box.height / 2 + inner.y];
   }
 
+  // The part of the graph around the nodes (its margin is Graphviz's).
+  nodeBoxes() {
+    return this.boxes ? [...this.boxes.values()] : [];
+  }
+
   // Where each engine node is on screen now (to keep it there across a new layout).
   screenPositions() {
     const out = new Map();
@@ -262,23 +330,14 @@ export class GraphStage {
     return (big ? BIG_LEGIBLE_PX : LEGIBLE_PX) / FONT_SIZE;
   }
 
-  // The part of the stage a whole graph is fitted into: not under the zoom buttons in
-  // the top right corner.  Whichever of the band above them or the strip beside them
-  // costs less scale is given up (a tall graph gives up the strip, a wide one the band).
+  // The part of the stage a whole graph is fitted into: below Fit's notice while it shows.
   area() {
     const { w, h } = this.size();
     const pad = 8;
-    const bar = this.container.querySelector('.agl-zoom');
-    const stage = this.container.getBoundingClientRect();
-    const r = bar ? bar.getBoundingClientRect() : null;
-    const top = r && r.height ? r.bottom - stage.top + 4 : pad;
-    const side = r && r.width ? stage.right - r.left + 4 : pad;
+    const top = this.notice.hidden ? pad : this.notice.offsetTop + this.notice.offsetHeight + 4;
     const { width, height } = this.bounds;
-    const below = { x: pad, y: top, w: w - 2 * pad, h: h - top - pad };
-    const beside = { x: pad, y: pad, w: w - side - pad, h: h - 2 * pad };
-    const scale = (a) => Math.min(a.w / width, a.h / height);
-    const best = scale(below) >= scale(beside) ? below : beside;
-    return { ...best, k: scale(best) };
+    const a = { x: pad, y: top, w: w - 2 * pad, h: h - top - pad };
+    return { ...a, k: Math.min(a.w / width, a.h / height) };
   }
 
   fitScale() {
@@ -312,52 +371,31 @@ export class GraphStage {
     this.home(focusId);
   }
 
-  // Open legible: the whole graph centred when it fits at a legible scale, else
-  // centred on the focus node (or the graph's top when there is none).
+  // Open legible: the whole graph centred when it fits at a legible scale, else framed on
+  // the focus node (or the graph's top when there is none): see frame.js.
   home(focusId) {
     const { w, h } = this.size();
+    this.hideNotice();
     const area = this.area();
     const fit = area.k;
     const k = Math.min(MAX_SCALE, Math.max(fit, this.legibleScale()));
-    const entry = focusId !== null && focusId !== undefined ? this.cells.get(`n${focusId}`) : null;
-    if (fit >= k) {  // the whole graph, centred where the zoom buttons leave room
+    this.placedBySelf = true;
+    this.focusId = focusId;
+    if (fit >= k) {  // the whole graph, centred
       const tx = area.x + (area.w - k * this.bounds.width) / 2;
       const ty = area.y + (area.h - k * this.bounds.height) / 2;
       this.apply(zoomIdentity.translate(tx, ty).scale(k));
-      this.placedBySelf = true;
-      this.focusId = focusId;
       return;
     }
-    let [cx, cy] = [this.bounds.width / 2, h / (2 * k)];
-    if (entry) [cx, cy] = this.center(entry);
-    // centred on the focus, but no empty band where the graph could be: a graph bigger
-    // than the stage keeps its edges at the stage's edges
-    const pad = 8;
-    const clamp = (t, size, view) => (size * k + 2 * pad <= view ? (view - size * k) / 2
-      : Math.min(pad, Math.max(view - pad - size * k, t)));
-    const tx = clamp(w / 2 - k * cx, this.bounds.width, w);
-    const ty = this.uncut(clamp(h / 2 - k * cy, this.bounds.height, h), k, h);
+    const box = focusId !== null && focusId !== undefined ? this.boxes.get(`n${focusId}`) : null;
+    const [tx, ty] = bestOffset(this.nodeBoxes(), box || null, k, w, h, this.bounds);
     this.apply(zoomIdentity.translate(tx, ty).scale(k));
     this.placedBySelf = true;
-    this.focusId = focusId;
   }
 
-  // A vertical offset at which no node is cut by the stage's top or bottom edge (a
-  // name row hidden, a grad row shown): a node cut at the top is moved down into view
-  // whole, or else up out of it, whichever cuts no other node (down when both do).
-  uncut(ty, k, h) {
-    const inner = this.innerOffset();
-    const spans = [...this.cells.values()].map(({ node }) => {
-      const b = node.getBBox();
-      return [b.y + inner.y, b.y + b.height + inner.y];
-    });
-    const cut = (t) => spans.filter(([y0, y1]) => (t + k * y0 < 0 && t + k * y1 > 0)
-      || (t + k * y0 < h && t + k * y1 > h)).length;
-    const atTop = spans.filter(([y0, y1]) => ty + k * y0 < 0 && ty + k * y1 > 0);
-    if (!atTop.length) return ty;
-    const down = ty - Math.min(...atTop.map(([y0]) => ty + k * y0)) + 4;
-    const up = ty - Math.max(...atTop.map(([, y1]) => ty + k * y1)) - 2;
-    return [down, up].find((t) => cut(t) === 0) ?? (cut(up) < cut(down) ? up : down);
+  // The view was asked to open on another node (GraphView.focus set again).
+  frameOn(focusId) {
+    if (this.svg && this.bounds) this.home(focusId);
   }
 
   // The stage got its size only after the drawing (an output not laid out yet, a
@@ -382,22 +420,66 @@ export class GraphStage {
   }
 
   apply(t) {
+    if (!this.keepNotice) this.hideNotice();
     select(this.svg).call(this.zoomer.transform, t);
   }
 
   zoomed(event) {
-    if (event.sourceEvent) this.placedBySelf = false;  // the user moved: leave it there
+    if (event.sourceEvent) {  // the user moved: leave it there
+      this.placedBySelf = false;
+      this.hideNotice();
+    }
     this.transform = event.transform;
     this.viewport.setAttribute('transform', event.transform.toString());
     this.updateOverview();
   }
 
+  // The whole graph.  Where its text would be under SMALLEST_PX the notice says so and
+  // offers Fit width (the graph is fitted below the notice, which covers no node).
   fit() {
     this.box = null;  // the stage may have been resized since the last layout
+    if (!this.bounds) return;
+    this.hideNotice();
+    const px = Math.min(MAX_SCALE, this.area().k) * FONT_SIZE;
+    if (px < SMALLEST_PX) {
+      const wide = this.widthScale() * FONT_SIZE;
+      this.noticeText.textContent = `Fit: text ${px.toFixed(1)} px, too small to read `
+        + `(under ${SMALLEST_PX} px). `
+        + (wide >= SMALLEST_PX ? `Fit width: ${wide.toFixed(1)} px, pan down for the rest.`
+          : 'Zoom in (+) and pan (Shift+arrow keys) to read it.');
+      this.notice.hidden = false;
+      this.container.dataset.fitPx = px.toFixed(2);
+    }
     const area = this.area();
     const k = Math.min(MAX_SCALE, area.k);
-    this.apply(zoomIdentity.translate(area.x + (area.w - k * this.bounds.width) / 2,
+    this.applyKeepingNotice(zoomIdentity.translate(area.x + (area.w - k * this.bounds.width) / 2,
       area.y + (area.h - k * this.bounds.height) / 2).scale(k));
+  }
+
+  widthScale() {
+    const { w } = this.size();
+    return Math.min(MAX_SCALE, (w - 16) / this.bounds.width);
+  }
+
+  // The whole width of the graph, its top at the stage's top.
+  fitWidth() {
+    this.box = null;
+    if (!this.bounds) return;
+    this.hideNotice();
+    const { w } = this.size();
+    const k = this.widthScale();
+    this.apply(zoomIdentity.translate((w - k * this.bounds.width) / 2, 8).scale(k));
+  }
+
+  hideNotice() {
+    this.notice.hidden = true;
+    delete this.container.dataset.fitPx;
+  }
+
+  applyKeepingNotice(t) {
+    this.keepNotice = true;
+    this.apply(t);
+    this.keepNotice = false;
   }
 
   zoomBy(factor) {
@@ -457,8 +539,22 @@ export class GraphStage {
     this.frame.setAttribute('width', String(fw));
     this.frame.setAttribute('height', String(fh));
     const fitsNow = this.bounds.width * t.k <= w + 1 && this.bounds.height * t.k <= h + 1;
-    this.overview.hidden = fitsNow;
-    this.hint.textContent = fitsNow ? '' : 'Part of the graph: drag to pan, Fit for all';
+    // in a corner that covers no node, else folded away (the hint says how to look round)
+    const corner = fitsNow ? null : freeCorner(this.nodeBoxes(), t, w, h,
+      this.overview.offsetWidth || parseFloat(this.overview.style.width) || 150,
+      this.overview.offsetHeight || parseFloat(this.overview.style.height) || 110);
+    this.overview.hidden = fitsNow || !corner;
+    if (corner) {
+      const style = this.overview.style;
+      style.left = corner.x === 'left' ? '6px' : '';
+      style.right = corner.x === 'right' ? '6px' : '';
+      style.top = corner.y === 'top' ? '6px' : '';
+      style.bottom = corner.y === 'bottom' ? '6px' : '';
+      this.overview.dataset.corner = `${corner.y}-${corner.x}`;
+    }
+    const folded = !fitsNow && !corner ? ' (overview folded: no corner is free)' : '';
+    this.hint.textContent = fitsNow ? ''
+      : `Part of the graph: drag or Shift+arrow keys to pan, Fit for all${folded}`;
   }
 
   panToOverview(event) {

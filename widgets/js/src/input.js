@@ -3,7 +3,7 @@
 import { exportPng, exportSvg } from './export.js';
 import { handBack, keepFocusOnClick, keepPlainKey, markFocused, trapTab } from './keys.js';
 import { isKernelAction } from './messages.js';
-import { KEYS } from './protocol.js';
+import { KEYS, PAN_KEYS } from './protocol.js';
 import { openMenu } from './toolbar.js';
 
 
@@ -14,6 +14,7 @@ function pageActions(model, tools, graph, send) {
   };
   return {
     fit: () => graph.fit(),
+    'fit-width': () => graph.fitWidth(),
     'zoom-in': () => graph.zoomBy(1.25),
     'zoom-out': () => graph.zoomBy(0.8),
     menu: () => openMenu(tools, tools.panel.hidden),
@@ -64,6 +65,15 @@ export function bindInput(model, page, graph, send) {
     else if (isKernelAction(action)) send.action(action);
   };
   bindOptionInputs(tools.inputs, send);
+  // '/' search, then Enter: the kernel selects the next node that matches (as a click
+  // does) and the page brings it into view; the stage keeps the focus for the arrow keys
+  tools.inputs.search.addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter' || event.shiftKey || event.ctrlKey || event.metaKey || event.altKey) return;
+    event.preventDefault();
+    send.find(tools.inputs.search.value);
+    openMenu(tools, false);
+    page.graphBox.focus({ preventScroll: true });
+  });
   root.addEventListener('click', (event) => {
     keepFocusOnClick(root, event);
     const b = event.target.closest && event.target.closest('button[data-action]');
@@ -94,6 +104,13 @@ export function bindInput(model, page, graph, send) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const tag = event.target && event.target.tagName;
     if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA') return;
+    // arrows pan the focused stage; with Shift they pan from anywhere in the view
+    const pan = PAN_KEYS[event.key];
+    if (pan && (event.shiftKey || event.target === page.graphBox)) {
+      event.preventDefault();
+      graph.pan(pan);
+      return;
+    }
     const action = KEYS[event.key] || KEYS[event.key.toLowerCase()];
     if (!action) return;
     event.preventDefault();

@@ -10,7 +10,6 @@ const SWATCHES = [
   ['agl-input', 'input'], ['agl-output', 'output'], ['agl-func', 'function'],
   ['agl-grad', 'grad row'], ['agl-fresh', 'just changed'],
 ];
-const ZOOM_BUTTONS = [['zoom-in', '+', 'Zoom in', '+'], ['zoom-out', '\u2212', 'Zoom out', '-']];
 
 // A legend entry with a short line drawn in the style it explains.
 function lineKey(cls, text) {
@@ -56,19 +55,6 @@ function lensLegend() {
   return box;
 }
 
-function zoomBar() {
-  const bar = el('div', 'agl-zoom');
-  for (const [action, label, name, key] of ZOOM_BUTTONS) {
-    const b = el('button', '', label);
-    b.type = 'button';
-    b.dataset.action = action;
-    b.setAttribute('aria-label', name);
-    b.title = `${name} (key ${key})`;
-    bar.appendChild(b);
-  }
-  return bar;
-}
-
 function labelled(tag, cls, label, attrs = {}) {
   const node = el(tag, cls);
   node.setAttribute('aria-label', label);
@@ -90,8 +76,10 @@ export function buildPage() {
   // is hidden (sync.js writes the rule): one graph on screen, not two.
   const hideStatic = el('style');
   const tools = buildToolbar();
-  const graphBox = el('div', 'agl-graph');
-  graphBox.appendChild(zoomBar());
+  // The stage takes the focus (a click on it, Tab): arrow keys pan it then.  Its zoom
+  // buttons are in the toolbar, where they cover no node.
+  const graphBox = labelled('div', 'agl-graph',
+    'graph: arrow keys pan, click a node to inspect it, / searches', { tabindex: '0' });
   const status = el('div', 'agl-status');
   status.setAttribute('role', 'status');
   status.setAttribute('aria-live', 'polite');

@@ -15,6 +15,7 @@ export function messenger(model) {
   return {
     hello: () => send(message('hello')),
     select: (id) => send(message('select', { id })),
+    find: (text) => send(message('find', { text: String(text) })),
     runTo: (nodeId) => send(message('run-to', { id: `n${nodeId}` })),
     // the harder mode's guess carries the local derivatives too
     guess: (values, locals) => send(message('guess', locals ? { value: values, local: locals } : { value: values })),

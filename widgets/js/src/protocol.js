@@ -23,7 +23,8 @@ export const BROWSER_MESSAGES = Object.freeze([
   "guess",
   "run-to",
   "options",
-  "hello"
+  "hello",
+  "find"
 ]);
 export const KERNEL_MESSAGES = Object.freeze([
   "hello",
@@ -128,7 +129,14 @@ export const KEYS = Object.freeze({
   "v": "gradient-lens",
   "Escape": "close-menu",
   "P": "harder",
-  "a": "reveal"
+  "a": "reveal",
+  "w": "fit-width"
+});
+export const PAN_KEYS = Object.freeze({
+  "ArrowLeft": "pan-left",
+  "ArrowRight": "pan-right",
+  "ArrowUp": "pan-up",
+  "ArrowDown": "pan-down"
 });
 export const LENS_LEGEND = Object.freeze([
   "gradient size: |grad| / |seed|, as 10^k",

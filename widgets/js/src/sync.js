@@ -44,8 +44,14 @@ export function pageSyncers(model, page, graph, send) {
   };
   const syncGraph = () => graph.show({
     dot: model.get('dot'), key: model.get('structure_key'), nodes: model.get('nodes') || {},
-    focus: model.get('focus'),
+    focus: model.get('focus') ?? model.get('centre'),
   });
+  const syncFocus = () => graph.frameOn(model.get('focus') ?? model.get('centre'));
+  // a node selected (a click, or '/' search and Enter) is brought into view
+  const syncSelected = () => {
+    const id = model.get('selected_id');
+    if (id !== null && id !== undefined) graph.reveal(`n${id}`);
+  };
   const syncStatus = () => {
     const status = model.get('status') || {};
     const had = page.root.contains(document.activeElement);
@@ -95,7 +101,7 @@ export function pageSyncers(model, page, graph, send) {
   };
   // trait -> what shows it
   return {
-    dot: syncGraph, nodes: syncGraph, status: syncStatus, ledger: syncStatus, panel: syncPanel,
+    dot: syncGraph, nodes: syncGraph, focus: syncFocus, selected_id: syncSelected, status: syncStatus, ledger: syncStatus, panel: syncPanel,
     gpu_available: syncDevice, gpu_reason: syncDevice, device: syncDevice,
     options: syncOptions, orders: syncOptions, height: syncHeight, static_key: syncStaticKey,
   };

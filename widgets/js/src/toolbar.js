@@ -69,7 +69,13 @@ export function buildToolbar() {
   const score = el('span', 'agl-score');
   score.hidden = true;
   bar.append(counter, score, el('span', 'agl-spacer'));
+  // the zoom buttons, here rather than on the stage, where they would cover nodes
+  const zoom = el('span', 'agl-zoom');
+  buttons['zoom-out'] = button('zoom-out', '\u2212', 'Zoom out', '-');
+  buttons['zoom-in'] = button('zoom-in', '+', 'Zoom in', '+');
   buttons.fit = button('fit', 'Fit', 'Fit: show the whole graph', 'F');
+  buttons['fit-width'] = button('fit-width', 'Fit width', 'Fit width: the whole width of the graph, at a size that reads', 'W');
+  zoom.append(buttons['zoom-out'], buttons['zoom-in'], buttons.fit, buttons['fit-width']);
   buttons.menu = button('menu', 'More \u25BE', 'More: filters, cutting the graph, device, save', 'M');
   buttons.menu.setAttribute('aria-haspopup', 'true');
   buttons.menu.setAttribute('aria-expanded', 'false');
@@ -127,7 +133,7 @@ export function buildToolbar() {
     el('h4', '', 'Save'), saveRow);
   const menu = el('div', 'agl-menu');
   menu.append(buttons.menu, panel);
-  bar.append(buttons.fit, menu);
+  bar.append(zoom, menu);
   return { bar, buttons, inputs, counter, score, panel, reason };
 }
 
