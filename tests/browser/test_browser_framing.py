@@ -2,7 +2,8 @@
 
 In JupyterLab at 1280x800 (light) and Notebook 7 at 150% zoom (dark): lesson 9's MLP opens
 with every graph text >= 12 px, the next function, its output and inputs s and W2 whole,
-no node cut by the stage's top or bottom edge (the graph is twice the stage's width); ``GraphView(y, focus=x)`` (lesson 12's narrow net,
+no node cut by the stage's top or bottom edge (the graph is twice the stage's width);
+``GraphView(y, focus=x)`` (lesson 12's narrow net,
 framed on layer 6's input) opens with that node whole in view; arrow keys pan the focused
 stage and Shift+arrows pan from the Step button (the transform changes, a node out of
 view comes in); ``/``, typing ``W1`` and Enter selects W1 (``view.selected`` is the
@@ -93,7 +94,8 @@ SETUPS = {
 # the viewport's transform.
 _BOXES = """(root) => {
   const box = (el) => { if (!el || el.hidden) return null;
-    const b = el.getBoundingClientRect(); return b.width ? [b.left, b.top, b.right, b.bottom] : null; };
+    const b = el.getBoundingClientRect();
+    return b.width ? [b.left, b.top, b.right, b.bottom] : null; };
   const nodes = {};
   for (const n of root.querySelectorAll('svg.agl-canvas g.node')) nodes[n.id] = box(n);
   return { stage: box(root.querySelector('.agl-graph')), nodes,
@@ -174,7 +176,8 @@ def test_views_open_framed_pan_search_and_fit(chromium, lab_server, notebook_roo
         for expr in ('loss', 'loss.creator', "view_params['W2']", 'loss.creator.inputs[0]'):
             ident = f'n{probe.eval(f"uid({expr})")}'
             assert ident in shown and inside(shown[ident], b['stage']), f'{expr} not whole'
-        cut = [i for i, n in shown.items() if n[1] < b['stage'][1] - 0.5 or n[3] > b['stage'][3] + 0.5]
+        top, bottom = b['stage'][1] - 0.5, b['stage'][3] + 0.5
+        cut = [i for i, n in shown.items() if n[1] < top or n[3] > bottom]
         assert not cut, f'MLP: nodes cut by the top or bottom edge: {cut}'
         check_uncovered(mlp, 'MLP opened', sides=False)
         jh.screenshot(page, f'framing-{setup}-mlp')
