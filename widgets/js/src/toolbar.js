@@ -74,8 +74,8 @@ export function buildToolbar() {
   buttons['zoom-out'] = button('zoom-out', '\u2212', 'Zoom out', '-');
   buttons['zoom-in'] = button('zoom-in', '+', 'Zoom in', '+');
   buttons.fit = button('fit', 'Fit', 'Fit: show the whole graph', 'F');
-  buttons['fit-width'] = button('fit-width', 'Fit width', 'Fit width: the whole width of the graph, at a size that reads', 'W');
-  zoom.append(buttons['zoom-out'], buttons['zoom-in'], buttons.fit, buttons['fit-width']);
+  // Fit width: key W, and offered by Fit's notice (a button here made the toolbar wrap)
+  zoom.append(buttons['zoom-out'], buttons['zoom-in'], buttons.fit);
   buttons.menu = button('menu', 'More \u25BE', 'More: filters, cutting the graph, device, save', 'M');
   buttons.menu.setAttribute('aria-haspopup', 'true');
   buttons.menu.setAttribute('aria-expanded', 'false');
