@@ -119,6 +119,7 @@ export class GraphStage {
     width.dataset.action = 'fit-width';
     width.textContent = 'Fit width';
     width.title = 'Fit width: the whole width of the graph, at a size that reads (key W)';
+    width.setAttribute('aria-label', 'Fit width: the whole width of the graph');
     this.notice.append(this.noticeText, width);
     this.nextId = null;     // the next function drawn, brought into view after a step
     container.append(this.overview, this.notice);
