@@ -3,7 +3,9 @@
 // one per node) and the stage's size in CSS px: graph.js measures, this module decides.
 
 const PAD = 8;
-const MOST_CANDIDATES = 40;
+// offsets tried along each axis: all of them up and down (where a node's rows are cut,
+// a few px matter), a sample of them sideways
+const MOST_CANDIDATES = { x: 30, y: 240 };
 
 // The offsets along one axis that keep the focus span [f0, f1] whole in the view (or
 // centre it where it is bigger than the view) and leave at most half the view blank
@@ -24,7 +26,7 @@ function axisRange(k, size, view, f0, f1) {
 
 // The offsets worth trying along one axis: the range's ends and every one at which a
 // node's edge meets the view's edge (where what is whole in the view changes).
-function candidates(k, view, range, spans) {
+function candidates(k, view, range, spans, most) {
   const [lo, hi] = range;
   const out = new Set([lo, hi]);
   for (const [s0, s1] of spans) {
@@ -34,34 +36,46 @@ function candidates(k, view, range, spans) {
     }
   }
   const all = [...out].sort((p, q) => p - q);
-  if (all.length <= MOST_CANDIDATES) return all;
-  const step = (all.length - 1) / (MOST_CANDIDATES - 1);
-  return Array.from({ length: MOST_CANDIDATES }, (_, i) => all[Math.round(i * step)]);
+  if (all.length <= most) return all;
+  const step = (all.length - 1) / (most - 1);
+  return Array.from({ length: most }, (_, i) => all[Math.round(i * step)]);
 }
 
-// How well an offset frames the graph: the area of the nodes whole in view, less that
-// of the nodes the view's edge cuts (a cut node is worse than one out of view), each the
-// more the nearer it is to ``near`` (the focus), less the part of the stage left blank
-// beyond the graph's edges.
-function score(boxes, k, tx, ty, w, h, bounds, near) {
-  const gw = Math.min(w, tx + k * bounds.width) - Math.max(0, tx);
-  const gh = Math.min(h, ty + k * bounds.height) - Math.max(0, ty);
-  let total = -(w * h - Math.max(0, gw) * Math.max(0, gh));
+// How well an offset frames the graph.  First, no node cut by the view's top or bottom
+// edge (where a node's rows are): each such cut costs more than anything else can gain.
+// Then the area of the nodes whole in view, each the more the nearer it is to ``near``
+// (the focus), less that of those a side edge cuts, less the bands along the stage's
+// edges where no node shows (blank beyond the graph, or where its nodes are elsewhere).
+function score(boxes, k, tx, ty, w, h, near) {
+  const cutCost = w * h;
+  let total = 0;
+  let [top, left, bottom, right] = [h, w, 0, 0];
   for (const b of boxes) {
     const x0 = tx + k * b.x0;
     const x1 = tx + k * b.x1;
     const y0 = ty + k * b.y0;
     const y1 = ty + k * b.y1;
-    const iw = Math.min(x1, w) - Math.max(x0, 0);
-    const ih = Math.min(y1, h) - Math.max(y0, 0);
+    // out of view: 2 px beyond the edge at least (the stage's border, rounding); a
+    // sliver in view is cut
+    const iw = Math.min(x1, w + 2) - Math.max(x0, -2);
+    const ih = Math.min(y1, h + 2) - Math.max(y0, -2);
     if (iw <= 0 || ih <= 0) continue;
-    const whole = x0 >= 0 && y0 >= 0 && x1 <= w && y1 <= h;
-    if (!whole && (iw < 3 || ih < 3)) continue;  // a sliver: as good as out of view
-    // the nodes next to the focus count more than those far from it
+    top = Math.min(top, Math.max(0, y0));
+    bottom = Math.max(bottom, Math.min(h, y1));
+    left = Math.min(left, Math.max(0, x0));
+    right = Math.max(right, Math.min(w, x1));
+    if (y0 < 0 || y1 > h) {
+      total -= 4 * cutCost;
+      continue;
+    }
+    // the nodes next to the focus count more than those far from it; one cut by a side
+    // edge counts against (worse than out of view, better than a blank stage)
     const d = Math.hypot(k * ((b.x0 + b.x1) / 2 - near[0]), k * ((b.y0 + b.y1) / 2 - near[1]));
+    const whole = x0 >= 0 && x1 <= w;
     total += (whole ? 1 : -1) * (x1 - x0) * (y1 - y0) * (1 + 2 / (1 + (3 * d) / (w + h)));
   }
-  return total;
+  if (bottom <= top) return total - w * h;
+  return total - w * (top + h - bottom) - h * (left + w - right);
 }
 
 // The translate at scale k that keeps ``focus`` (a box, or null: the graph's top) whole in
@@ -73,8 +87,8 @@ export function bestOffset(boxes, focus, k, w, h, bounds) {
   // the nodes the view can reach (a big graph's far parts cannot change the choice)
   const near = boxes.filter((b) => b.x1 * k + rx[1] > 0 && b.x0 * k + rx[0] < w
     && b.y1 * k + ry[1] > 0 && b.y0 * k + ry[0] < h);
-  const xs = candidates(k, w, rx, near.map((b) => [b.x0, b.x1]));
-  const ys = candidates(k, h, ry, near.map((b) => [b.y0, b.y1]));
+  const xs = candidates(k, w, rx, near.map((b) => [b.x0, b.x1]), MOST_CANDIDATES.x);
+  const ys = candidates(k, h, ry, near.map((b) => [b.y0, b.y1]), MOST_CANDIDATES.y);
   const cx = (f.x0 + f.x1) / 2;
   const cy = (f.y0 + f.y1) / 2;
   let best = null;
@@ -82,7 +96,7 @@ export function bestOffset(boxes, focus, k, w, h, bounds) {
     for (const ty of ys) {
       // ties: the focus nearer the middle (the top of the graph without a focus)
       const off = focus ? Math.hypot(tx + k * cx - w / 2, ty + k * cy - h / 2) : -ty;
-      const s = score(near, k, tx, ty, w, h, bounds, [cx, cy]) - 0.01 * off;
+      const s = score(near, k, tx, ty, w, h, [cx, cy]) - 0.01 * off;
       if (!best || s > best.s) best = { s, tx, ty };
     }
   }

@@ -76,6 +76,22 @@ function polygonBox(polygon) {
   return { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
 }
 
+// A node's box in its SVG units: the union of its polygons (a table's border and cells),
+// else what the browser measures.
+function nodeBox(node) {
+  const polys = node.querySelectorAll('polygon');
+  if (!polys.length) return node.getBBox();
+  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const p of polys) {
+    const b = polygonBox(p);
+    x0 = Math.min(x0, b.x);
+    y0 = Math.min(y0, b.y);
+    x1 = Math.max(x1, b.x + b.width);
+    y1 = Math.max(y1, b.y + b.height);
+  }
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+}
+
 export class GraphStage {
   constructor(container, { onClick, onReady, onError, hint }) {
     this.container = container;
@@ -268,11 +284,13 @@ export class GraphStage {
       }
       this.cells.set(id, { node, cells });
     }
-    // every node's box in the viewport's units, measured once a layout
+    // every node's box in the viewport's units, once a layout: read from Graphviz's
+    // polygons, not measured (getBBox gives zeros while the output is detached or
+    // hidden, as JupyterLab does with a cell out of view)
     const inner = this.innerOffset();
     this.boxes = new Map();
     for (const [id, { node }] of this.cells) {
-      const b = node.getBBox();
+      const b = nodeBox(node);
       this.boxes.set(id, { x0: b.x + inner.x, y0: b.y + inner.y, x1: b.x + b.width + inner.x,
         y1: b.y + b.height + inner.y });
     }
@@ -302,7 +320,9 @@ export class GraphStage {
 
   // A node's centre in the viewport's units (Graphviz's graph group has its own translate).
   center(entry) {
-    const box = entry.node.getBBox();
+    const b = this.boxes && this.boxes.get(entry.node.getAttribute('id') || '');
+    if (b) return [(b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2];
+    const box = nodeBox(entry.node);
     const inner = this.innerOffset();
     return [box.x + box.width / 2 + inner.x, box.y + box.height / 2 + inner.y];
   }
@@ -379,7 +399,11 @@ export class GraphStage {
     this.hideNotice();
     const area = this.area();
     const fit = area.k;
-    const k = Math.min(MAX_SCALE, Math.max(fit, this.legibleScale()));
+    let k = Math.min(MAX_SCALE, Math.max(fit, this.legibleScale()));
+    // a graph taller than the stage at that scale but not at BIG_LEGIBLE_PX opens at the
+    // scale where its whole height shows (still >= 12 px): only a sideways pan from there
+    const tall = (area.h) / this.bounds.height;
+    if (fit < k && tall < k && tall * FONT_SIZE >= BIG_LEGIBLE_PX) k = tall;
     this.placedBySelf = true;
     this.focusId = focusId;
     if (fit >= k) {  // the whole graph, centred
@@ -467,9 +491,14 @@ export class GraphStage {
     this.box = null;
     if (!this.bounds) return;
     this.hideNotice();
-    const { w } = this.size();
+    const { w, h } = this.size();
     const k = this.widthScale();
-    this.apply(zoomIdentity.translate((w - k * this.bounds.width) / 2, 8).scale(k));
+    // from the graph's top node, with no node cut by the stage's bottom edge
+    const boxes = this.nodeBoxes();
+    const top = boxes.reduce((a, b) => (!a || b.y0 < a.y0 ? b : a), null);
+    const [tx, ty] = top ? bestOffset(boxes, top, k, w, h, this.bounds)
+      : [(w - k * this.bounds.width) / 2, 8];
+    this.apply(zoomIdentity.translate(tx, ty).scale(k));
   }
 
   hideNotice() {
