@@ -296,9 +296,10 @@ def test_a_graph_a_class_can_read(front_end, page, notebook_root):
         c.getAttribute('aria-label') || '', c.title || '', c.tagName])""")
     unnamed = [c for c in controls if not c[1] or not c[2]]
     assert not unnamed, f'controls without an accessible name or a tooltip: {unnamed}'
-    row = widget.locator('.agl-toolbar > button')
+    # (the zoom buttons and Fit in one group, in the toolbar: on the stage they covered nodes)
+    row = widget.locator('.agl-toolbar > button, .agl-toolbar > .agl-zoom > button')
     assert [b.get_attribute('data-action') for b in row.all()] == \
-        ['back', 'step', 'run', 'reset', 'predict', 'fit']
+        ['back', 'step', 'run', 'reset', 'predict', 'zoom-out', 'zoom-in', 'fit']
     keys = {c[0]: c[2] for c in controls}
     for action in ('back', 'step', 'run', 'reset', 'predict', 'fit', 'menu', 'device',
                    'unchain', 'run-to', 'export-svg'):

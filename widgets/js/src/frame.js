@@ -24,11 +24,13 @@ function axisRange(k, size, view, f0, f1) {
   return a <= b ? [a, b] : [lo, hi];
 }
 
-// The offsets worth trying along one axis: the range's ends and every one at which a
-// node's edge meets the view's edge (where what is whole in the view changes).
-function candidates(k, view, range, spans, most) {
+// The offsets worth trying along one axis: the range's ends, the one nearest ``centred``
+// (the focus in the middle) and every one at which a node's edge meets the view's edge
+// (where what is whole in the view changes).
+function candidates(k, view, range, spans, most, centred) {
   const [lo, hi] = range;
-  const out = new Set([lo, hi]);
+  const middle = Math.min(hi, Math.max(lo, centred));
+  const out = new Set([lo, hi, middle]);
   for (const [s0, s1] of spans) {
     // a node's edge at the view's edge, inside it or just out of it
     for (const t of [PAD - k * s0, view - PAD - k * s1, -6 - k * s1, view + 6 - k * s0]) {
@@ -38,7 +40,7 @@ function candidates(k, view, range, spans, most) {
   const all = [...out].sort((p, q) => p - q);
   if (all.length <= most) return all;
   const step = (all.length - 1) / (most - 1);
-  return Array.from({ length: most }, (_, i) => all[Math.round(i * step)]);
+  return [middle, ...Array.from({ length: most }, (_, i) => all[Math.round(i * step)])];
 }
 
 // How well an offset frames the graph.  First, no node cut by the view's top or bottom
@@ -87,10 +89,10 @@ export function bestOffset(boxes, focus, k, w, h, bounds) {
   // the nodes the view can reach (a big graph's far parts cannot change the choice)
   const near = boxes.filter((b) => b.x1 * k + rx[1] > 0 && b.x0 * k + rx[0] < w
     && b.y1 * k + ry[1] > 0 && b.y0 * k + ry[0] < h);
-  const xs = candidates(k, w, rx, near.map((b) => [b.x0, b.x1]), MOST_CANDIDATES.x);
-  const ys = candidates(k, h, ry, near.map((b) => [b.y0, b.y1]), MOST_CANDIDATES.y);
   const cx = (f.x0 + f.x1) / 2;
   const cy = (f.y0 + f.y1) / 2;
+  const xs = candidates(k, w, rx, near.map((b) => [b.x0, b.x1]), MOST_CANDIDATES.x, w / 2 - k * cx);
+  const ys = candidates(k, h, ry, near.map((b) => [b.y0, b.y1]), MOST_CANDIDATES.y, h / 2 - k * cy);
   let best = null;
   for (const tx of xs) {
     for (const ty of ys) {

@@ -400,10 +400,11 @@ export class GraphStage {
     const area = this.area();
     const fit = area.k;
     let k = Math.min(MAX_SCALE, Math.max(fit, this.legibleScale()));
-    // a graph taller than the stage at that scale but not at BIG_LEGIBLE_PX opens at the
-    // scale where its whole height shows (still >= 12 px): only a sideways pan from there
-    const tall = (area.h) / this.bounds.height;
-    if (fit < k && tall < k && tall * FONT_SIZE >= BIG_LEGIBLE_PX) k = tall;
+    // a graph both wider and taller than the stage at that scale, whose whole height
+    // shows at BIG_LEGIBLE_PX or more, opens at the scale where it does: one pans it
+    // sideways only (one taller than the stage only keeps its scale, and pans down)
+    const tall = area.h / this.bounds.height;
+    if (tall < k && this.bounds.width * k > area.w && tall * FONT_SIZE >= BIG_LEGIBLE_PX) k = tall;
     this.placedBySelf = true;
     this.focusId = focusId;
     if (fit >= k) {  // the whole graph, centred
