@@ -158,6 +158,11 @@ def test_views_open_framed_pan_search_and_fit(chromium, lab_server, notebook_roo
         opener(page, lab_server, nb, probe)
         if dark:
             jh.use_dark_theme(page)
+        else:  # the light theme, whatever an earlier test of the session chose
+            page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme',"
+                          " {theme: 'JupyterLab Light'})")
+            page.wait_for_selector('body[data-jp-theme-name="JupyterLab Light"]',
+                                   state='attached')
         probe.eval('exec("from autograd_lab.events import uid", globals())')
         cells_js = '() => window.jupyterapp.shell.currentWidget.content.model.cells.length'
         cells = page.evaluate(cells_js)
