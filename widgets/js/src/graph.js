@@ -532,6 +532,7 @@ export class GraphStage {
     const h = Math.max(56, Math.round(height * k));
     this.overview.style.width = `${w}px`;
     this.overview.style.height = `${h}px`;
+    this.miniBox = [w + 2, h + 2];  // with its border: read here, not measured at a step
     this.miniScale = k;
     this.miniOffset = [(w - width * k) / 2, (h - height * k) / 2];
     const mini = svgEl('svg', { width: w, height: h, 'aria-hidden': 'true' });
@@ -572,8 +573,7 @@ export class GraphStage {
     const fitsNow = this.bounds.width * t.k <= w + 1 && this.bounds.height * t.k <= h + 1;
     // in a corner that covers no node, else folded away (the hint says how to look round)
     const corner = fitsNow ? null : freeCorner(this.nodeBoxes(), t, w, h,
-      this.overview.offsetWidth || parseFloat(this.overview.style.width) || 150,
-      this.overview.offsetHeight || parseFloat(this.overview.style.height) || 110);
+      ...(this.miniBox || [150, 110]));
     this.overview.hidden = fitsNow || !corner;
     if (corner) {
       const style = this.overview.style;
