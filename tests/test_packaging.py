@@ -99,7 +99,7 @@ def test_wheel_holds_engine_widget_and_lessons(dist):
     for name in LESSONS:
         assert f'autograd_lab_lessons/{name}' in names
     for name in ('__init__.py', 'checks/__init__.py', 'checks/feedback.py', 'cli.py', 'path.py',
-                 'README.md'):
+                 'sharing.py', 'files.py', 'README.md'):
         assert f'autograd_lab_lessons/{name}' in names
     # clone-only: the builder and its sources; no tests, no JS sources
     assert not [n for n in names if 'build_notebooks' in n or '/source/' in n
