@@ -14,24 +14,17 @@ import stat
 import nbformat
 import pytest
 
+from saved_notebooks import PNG, with_widget_state  # tests/ is on sys.path
+
 from autograd_lab_lessons import cli
 from autograd_lab_lessons.sharing import KEPT_MIMETYPES, WIDGET_MIME_PREFIX, clean
 
-PNG = ('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJ'
-       'RU5ErkJggg==')  # one pixel
 
 
 def attacker_notebook() -> nbformat.NotebookNode:
     """A notebook as someone else might send it: widget state whose ``_esm`` runs, and
     outputs that run once trusted, next to the outputs a reader should keep."""
-    nb = nbformat.v4.new_notebook()
-    nb.metadata['kernelspec'] = {'name': 'python3', 'display_name': 'Python 3',
-                                 'language': 'python'}
-    nb.metadata['language_info'] = {'name': 'python'}
-    nb.metadata['widgets'] = {f'{WIDGET_MIME_PREFIX}-state+json': {
-        'version_major': 2, 'version_minor': 0,
-        'state': {'m1': {'model_name': 'AnyModel', 'model_module': 'anywidget',
-                         'state': {'_esm': 'window.__pwned = "esm"'}}}}}
+    nb = with_widget_state('window.__pwned = "esm"; export default {}')
     nb.metadata['signature'] = 'sha256:0123'  # an old notebook's saved signature
     out = nbformat.v4.new_output
     nb.cells.append(nbformat.v4.new_code_cell('view', outputs=[

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from saved_notebooks import with_widget_state  # tests/ is on sys.path
 
 from autograd_lab_lessons.sharing import KEPT_MIMETYPES, WIDGET_MIME_PREFIX
 
@@ -53,13 +54,7 @@ def readme_strip_command() -> list[str]:
 
 
 def test_the_readme_command_strips_widget_state_and_keeps_the_rest(tmp_path):
-    nb = nbformat.v4.new_notebook()
-    nb.metadata['kernelspec'] = {'name': 'python3', 'display_name': 'Python 3',
-                                 'language': 'python'}
-    nb.metadata['language_info'] = {'name': 'python'}
-    nb.metadata['widgets'] = {f'{WIDGET_MIME_PREFIX}-state+json': {
-        'version_major': 2, 'version_minor': 0,
-        'state': {'m1': {'model_name': 'AnyModel', 'state': {'_esm': 'alert(1)'}}}}}
+    nb = with_widget_state('alert(1)')
     nb.cells.append(nbformat.v4.new_code_cell(
         'x = 1', metadata={'nbgrader': {'grade': False, 'solution': True}},
         outputs=[nbformat.v4.new_output('execute_result', {'text/plain': '1'},
