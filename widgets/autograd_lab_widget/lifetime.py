@@ -96,18 +96,15 @@ def hold(view: Any) -> None:
         view.refresh()
 
 
-def detach(view: Any) -> None:
+def detach(view: Any, redraw: bool = True) -> None:
     """``view`` stops following the engine and lets go of its graph; it is drawn once
-    more (as detached) if a page shows it."""
+    more (as detached) unless ``redraw`` is False (it is being closed)."""
     model = getattr(view, '_model', None)
     if model is None:
         return
     model.close()
-    redraws = view.__dict__.get('_redraws')
-    if redraws is not None and not redraws.shown:  # no page to redraw for (yet)
-        redraws.stale = True
     # at interpreter exit there is no page to redraw for (and nothing left to import)
-    elif getattr(view, 'comm', None) is not None and not sys.is_finalizing():
+    if redraw and getattr(view, 'comm', None) is not None and not sys.is_finalizing():
         try:
             view.refresh()
         except Exception as error:  # e.g. at interpreter exit: nothing left to show
