@@ -404,7 +404,7 @@ class GraphView(anywidget.AnyWidget):
     def close(self) -> None:
         """Stop following the engine, let go of the graph and close the widget (and its
         layout, the second widget connection every view opens)."""
-        self.detach()
+        lifetime.detach(self, redraw=False)  # closed: nothing will show the drawing
         layout = self.__dict__.get('_trait_values', {}).get('layout')
         super().close()
         if layout is not None:
