@@ -14,6 +14,10 @@ installed wheel carries no answers); options after ``--`` go to
 
 ``autograd-lab assignments --format nbgrader|otter FOLDER`` writes the main-path lessons
 as graded assignments (:mod:`autograd_lab_lessons.assignments`; the ``grading`` extra).
+
+``autograd-lab clean NOTEBOOK [NOTEBOOK ...]`` removes what a reader's browser would run
+from a notebook before it is shared or opened (:mod:`autograd_lab_lessons.sharing`): its
+widget state, and every output's HTML, JavaScript, SVG and widget views.
 """
 
 from __future__ import annotations
@@ -75,7 +79,31 @@ def _parser() -> argparse.ArgumentParser:
     again.add_argument('--force', action='store_true',
                        help='into an existing folder: overwrite its notebooks (new hidden '
                             'points; edits are lost)')
+    cleaning = commands.add_parser(
+        'clean', help='remove widget state and HTML/JavaScript outputs from notebooks',
+        description='Before sharing a notebook, or opening one you did not make: remove its '
+                    'saved widget state and every output that a browser would run or render '
+                    'as HTML (HTML, JavaScript, SVG, Markdown, widget views); plain text, PNG '
+                    'and JPEG stay. Each notebook is rewritten whole, in place.')
+    cleaning.add_argument('notebooks', nargs='+', metavar='NOTEBOOK', help='notebooks to clean')
     return parser
+
+
+def _clean(paths: Sequence[str]) -> int:
+    """``autograd-lab clean``: every notebook cleaned, or said why not (exit status 2)."""
+    from autograd_lab_lessons.sharing import clean_file  # noqa: PLC0415 (this command only)
+    failed = 0
+    for given in paths:
+        try:
+            done = clean_file(Path(given).expanduser())
+        except (OSError, ValueError) as error:
+            failed += 1
+            why = error if isinstance(error, ValueError) else _WHAT_TO_DO.get(
+                error.errno or 0, error.strerror or error)
+            print(f'autograd-lab clean: did not clean {given}: {why}.', file=sys.stderr)
+            continue
+        print(f'Cleaned {given}: {done}')
+    return 2 if failed else 0
 
 
 def _assignments(args: argparse.Namespace) -> int:
@@ -147,6 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == 'assignments':
         return _assignments(args)
+    if args.command == 'clean':
+        return _clean(args.notebooks)
     try:
         folder = _folder(args.folder)
         done = copy_lessons(folder, solutions=args.solutions)

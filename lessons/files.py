@@ -35,8 +35,9 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def write_whole(target: Path, data: bytes) -> None:
-    """Writes ``data`` to ``target`` whole or not at all (temporary file, fsync, rename).
+def write_whole(target: Path, data: bytes, mode: int = 0o644) -> None:
+    """Writes ``data`` to ``target`` whole or not at all (temporary file, fsync, rename),
+    with the file mode ``mode``.
 
     On any error the temporary file is removed and ``target`` is as it was.
     """
@@ -48,7 +49,7 @@ def write_whole(target: Path, data: bytes) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.chmod(temporary, 0o644)
+        os.chmod(temporary, mode)
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -19,8 +19,12 @@ if _TESTS_DIR not in sys.path:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked ``widget`` skip, saying why, where the widget's extra is not installed
-    (the engine's own tests run with numpy, pytest and hypothesis alone)."""
+    """Files with a test marked ``slow`` run first, so that the README's parallel run
+    (pytest-xdist, a file to a worker) starts its longest files first instead of ending
+    on one of them.  Tests marked ``widget`` skip, saying why, where the widget's extra is
+    not installed (the engine's own tests run with numpy, pytest and hypothesis alone)."""
+    slow_files = {item.path for item in items if item.get_closest_marker('slow')}
+    items.sort(key=lambda item: item.path not in slow_files)  # stable: order kept in a file
     if importlib.util.find_spec('anywidget') is not None:
         return
     skip = pytest.mark.skip(reason='needs the widget: pip install "autograd-lab[notebook]"')

@@ -10,8 +10,8 @@ listed for it:
 - ``present/`` (what a student sees): leaves and ``follow``;
 - ``session/`` (stepping, time travel, run to here, reset): leaves, ``follow``, ``quiz``,
   ``present``, and never the shell, so it loads no widget library;
-- the shell (``view``, ``inbox``, ``redraw``, ``exports``, ``cell_output``, ``messages``,
-  ``bundle``, ``lifetime``, ``replay``, ``magic``, the package itself): anything.
+- the shell (``view``, ``arguments``, ``inbox``, ``redraw``, ``exports``, ``cell_output``,
+  ``messages``, ``bundle``, ``lifetime``, ``replay``, ``magic``, the package itself): anything.
 
 And no module of the kernel side, the shell included, is above about 400 lines.
 """
@@ -27,8 +27,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 WIDGET = ROOT / 'widgets' / 'autograd_lab_widget'
 PACKAGE = 'autograd_lab_widget'
-SHELL = {'__init__', 'view', 'inbox', 'redraw', 'exports', 'cell_output', 'messages', 'bundle',
-         'lifetime', 'replay', 'magic'}
+SHELL = {'__init__', 'view', 'arguments', 'inbox', 'redraw', 'exports', 'cell_output',
+         'messages', 'bundle', 'lifetime', 'replay', 'magic'}
 FOLDERS = {'follow', 'quiz', 'present', 'session'}
 ALLOWED = {
     'leaves': {'leaves'},

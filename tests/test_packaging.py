@@ -40,7 +40,7 @@ TESTS = REPO / 'tests'
 NOT_ENGINE = ('test_widget_*.py', 'test_stepping_*.py', 'test_lesson*.py', 'test_missing_extra.py',
               'test_packaging.py', 'test_style.py', 'test_saved_notebook.py',
               'test_clean_exit.py', 'test_marimo_lesson.py', 'test_lowered_dispatch.py',
-              'test_shipped_notebooks.py',
+              'test_shipped_notebooks.py', 'test_sharing_clean.py',
               'test_assignments.py')  # the clone's assignment tools, the grading extra
 # The lesson notebooks of this checkout (the main path's 01_..., the appendix's A1_...): what
 # the wheel must carry and the command copy, in the course's order (sorted is that order).
@@ -99,7 +99,7 @@ def test_wheel_holds_engine_widget_and_lessons(dist):
     for name in LESSONS:
         assert f'autograd_lab_lessons/{name}' in names
     for name in ('__init__.py', 'checks/__init__.py', 'checks/feedback.py', 'cli.py', 'path.py',
-                 'README.md'):
+                 'sharing.py', 'files.py', 'README.md'):
         assert f'autograd_lab_lessons/{name}' in names
     # clone-only: the builder and its sources; no tests, no JS sources
     assert not [n for n in names if 'build_notebooks' in n or '/source/' in n

@@ -236,12 +236,13 @@ def test_event_redraws_are_throttled_inside_an_event_loop():
     import asyncio
     import threading
 
-    from autograd_lab_widget import redraw
+    from autograd_lab_widget import lifetime, redraw
 
     async def main():
         x = chainer.Variable(np.array(1.0), name='x')
         h = x * 2
         view = GraphView(h)
+        lifetime.hold(view)  # a page shows it (one that does not: no redraw at all)
         redraws = []
         view.observe(lambda change: redraws.append(change['new']), 'dot')
         for _ in range(30):  # 60 new nodes while the "cell" runs

@@ -24,10 +24,11 @@ The package's map, lower layers first (each imports only those above it in this 
 - ``present/``: what a student sees (drawing, ledger, panel, picture), made from a state;
 - ``session/``: stepping the engine's backward, time travel, run to here, reset, selection;
 - the widget shell, at the top: ``view`` (``GraphView``: its traits and methods),
-  ``messages`` (what the browser may send), ``inbox`` (what it sends, turned into calls on
-  the view), ``redraw`` (when engine events redraw a view), ``exports`` (the event log,
-  DOT and replay files), ``cell_output`` (a cell's output, a side panel), ``bundle``,
-  ``lifetime`` (closing or detaching views nobody needs), ``replay`` and ``magic``.
+  ``arguments`` (its keywords and their values, checked), ``messages`` (what the browser
+  may send), ``inbox`` (what it sends, turned into calls on the view), ``redraw`` (when
+  engine events redraw a view), ``exports`` (the event log, DOT and replay files),
+  ``cell_output`` (a cell's output, a side panel), ``bundle``, ``lifetime`` (closing or
+  detaching views nobody needs), ``replay`` and ``magic``.
 
 A new way to look at the graph (a lens) belongs in ``present/``; a new way to move
 through a run (a replay) in ``session/``.

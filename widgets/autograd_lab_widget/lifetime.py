@@ -12,6 +12,14 @@ ends.  A view shown by several cells stays until none of them shows it.
 Without a cell id (a console, a script, marimo, which closes widgets itself) nothing
 is closed here; :data:`MAX_LIVE_VIEWS` still bounds the views following the engine: the
 oldest beyond it are detached (they stop following it and let go of their graphs).
+
+A view no page shows is not held by the kernel either (:func:`release`): ipywidgets keeps
+every widget in its registry, and its connection's message handler keeps it too, so that
+views made in a loop (``for ...: GraphView(y)``, none displayed) would all live, and all
+follow the engine, until the kernel stops.  Until it is displayed or a page writes to it,
+a view is out of that registry and its connection holds it weakly: once the user drops it
+too, it is collected and stops following the engine.  Displaying it, or any message from
+a page (the ``hello`` each page drawing a view sends first), holds it again (:func:`hold`).
 """
 
 from __future__ import annotations
@@ -20,6 +28,10 @@ import logging
 import sys
 import weakref
 from typing import Any
+
+import ipywidgets
+
+from autograd_lab_widget import hosts
 
 logger = logging.getLogger('autograd_lab_widget')
 
@@ -37,7 +49,8 @@ _live_views: list[weakref.ref] = []
 
 def following(view: Any) -> None:
     """``view`` was just made: it follows the engine, and the oldest views beyond
-    :data:`MAX_LIVE_VIEWS` stop following it."""
+    :data:`MAX_LIVE_VIEWS` stop following it.  No page shows it yet: see :func:`release`."""
+    release(view)
     _live_views[:] = [r for r in _live_views if r() is not None and r().model.following]
     _live_views.append(weakref.ref(view))
     while len(_live_views) > MAX_LIVE_VIEWS:
@@ -46,15 +59,52 @@ def following(view: Any) -> None:
             old.detach()
 
 
-def detach(view: Any) -> None:
+def release(view: Any) -> None:
+    """``view`` was just made and no page shows it yet: out of ipywidgets' registry, and
+    its connection calls it through a weak reference (see the module docstring).  In
+    marimo, which shows a view without displaying it and closes widgets itself, it
+    stays held (and drawn)."""
+    comm = getattr(view, 'comm', None)
+    if hosts.current() == 'marimo' or comm is None:
+        hold(view)
+        return
+    ipywidgets.widgets.widget._instances.pop(view.model_id, None)
+    ref = weakref.ref(view)
+
+    def on_msg(msg: Any) -> None:  # a page writes to the view: it shows it
+        target = ref()
+        if target is not None:
+            hold(target)
+            target._handle_msg(msg)
+
+    comm.on_msg(on_msg)
+
+
+def hold(view: Any) -> None:
+    """A page shows ``view`` (displayed, or a message from it): the kernel holds it again,
+    and it is drawn if engine events came while it was not shown."""
+    redraws = view.__dict__.get('_redraws')
+    if redraws is None or redraws.shown:
+        return
+    redraws.shown = True
+    comm = getattr(view, 'comm', None)
+    if comm is None:
+        return
+    ipywidgets.widgets.widget._instances[view.model_id] = view
+    comm.on_msg(view._handle_msg)
+    if redraws.stale:
+        view.refresh()
+
+
+def detach(view: Any, redraw: bool = True) -> None:
     """``view`` stops following the engine and lets go of its graph; it is drawn once
-    more (as detached) if a page shows it."""
+    more (as detached) unless ``redraw`` is False (it is being closed)."""
     model = getattr(view, '_model', None)
     if model is None:
         return
     model.close()
     # at interpreter exit there is no page to redraw for (and nothing left to import)
-    if getattr(view, 'comm', None) is not None and not sys.is_finalizing():
+    if redraw and getattr(view, 'comm', None) is not None and not sys.is_finalizing():
         try:
             view.refresh()
         except Exception as error:  # e.g. at interpreter exit: nothing left to show
@@ -72,6 +122,7 @@ def let_go(view: Any) -> None:
 
 def shown(view: Any) -> None:
     """``view`` was just displayed by the cell running now (if a front end named it)."""
+    hold(view)
     hook()
     cell = _running[0]
     if cell is None:

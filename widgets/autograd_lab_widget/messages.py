@@ -59,7 +59,7 @@ def _text(v: Any) -> str:
 
 def _count(v: Any) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 1_000_000:
-        raise BadMessage(f'expected a non-negative integer, got {v!r:.60}')
+        raise BadMessage(f'expected an integer from 0 to 1000000, got {v!r:.60}')
     return v
 
 
@@ -80,10 +80,14 @@ def _choice(name: str, choices: tuple) -> Any:
 MAX_NODES_CAP = 5_000
 
 
+#: The fewest nodes a drawing shows one by one.
+MIN_NODES = 10
+
+
 def _max_nodes(v: Any) -> int:
-    v = _count(v)
-    if not 10 <= v <= MAX_NODES_CAP:
-        raise BadMessage(f'max_nodes must be from 10 to {MAX_NODES_CAP}, got {v}')
+    if isinstance(v, bool) or not isinstance(v, int) or not MIN_NODES <= v <= MAX_NODES_CAP:
+        raise BadMessage(f'max_nodes must be an integer from {MIN_NODES} to '
+                         f'{MAX_NODES_CAP}, got {v!r:.60}')
     return v
 
 
@@ -120,8 +124,14 @@ def parse_options(options: Any) -> dict:
     for name, value in options.items():
         check = OPTIONS.get(name)
         if check is None:
-            raise BadMessage(f'unknown option {name!r:.60}')
-        out[name] = check(value)
+            raise BadMessage(f'unknown option {name!r:.60} (the options: '
+                             f'{", ".join(OPTIONS)})')
+        try:
+            out[name] = check(value)
+        except BadMessage as error:
+            if str(error).startswith(name):
+                raise
+            raise BadMessage(f'{name}: {error}') from None
     return out
 
 

@@ -38,15 +38,16 @@ import anywidget
 import ipywidgets
 import traitlets
 
-from autograd_lab import backend, events
+from autograd_lab import backend
 
-from autograd_lab_widget import bundle, cell_output, exports, framing, inbox, lifetime, messages
+from autograd_lab_widget import (arguments, bundle, cell_output, exports, framing, inbox,
+                                  lifetime, messages)
 from autograd_lab_widget.follow import bounds
 from autograd_lab_widget.inbox import WidgetWarning
 from autograd_lab_widget.present import drawing, picture
 from autograd_lab_widget.quiz import prediction
 from autograd_lab_widget.redraw import Redraws
-from autograd_lab_widget.session import guessing
+from autograd_lab_widget.session import guessing, selection
 from autograd_lab_widget.session.stepping import StepModel
 
 __all__ = ['BUNDLE', 'DEFAULT_HEIGHT', 'GraphView', 'WidgetWarning']
@@ -103,9 +104,7 @@ class GraphView(anywidget.AnyWidget):
     options = traitlets.Dict().tag(sync=True)
     orders = traitlets.List().tag(sync=True)
     predict = traitlets.Bool(False).tag(sync=True)
-    #: Predict, harder: the guess names each step's local derivatives too (turns
-    #: predict on); the ledger leaves the rule out.
-    harder = traitlets.Bool(False).tag(sync=True)
+    harder = traitlets.Bool(False).tag(sync=True)  # predict local derivatives too (no rule)
     height = traitlets.Int(DEFAULT_HEIGHT, min=messages.MIN_HEIGHT,
                            max=messages.MAX_HEIGHT).tag(sync=True)
     device = traitlets.Unicode('@numpy').tag(sync=True)
@@ -117,6 +116,7 @@ class GraphView(anywidget.AnyWidget):
     #: which hides them where it draws.
     static_key = traitlets.Unicode('').tag(sync=True)
 
+    @arguments.checked  # unknown keywords and wrong values refused, saying what to give
     def __init__(self, outputs: Any = None, *, events_log: Sequence | None = None,
                  retain_grad: bool = False, enable_double_backprop: bool = False,
                  height: int = DEFAULT_HEIGHT, options: dict | None = None, links: Any = None,
@@ -190,7 +190,8 @@ class GraphView(anywidget.AnyWidget):
 
     def name_of(self, obj: Any) -> str:
         """The name drawn on the node of ``obj`` (a Variable, FunctionNode or id)."""
-        ident = obj if isinstance(obj, int) else events.uid(obj)
+        ident = selection.ident_of(obj, 'name_of() takes a Variable, a FunctionNode or a node '
+                                   "id (an int)", "; to pick a node by its name: select('x')")
         return self._model.names.of(self._model.live.model, ident)
 
     def next_targets(self) -> list[str]:
@@ -408,7 +409,7 @@ class GraphView(anywidget.AnyWidget):
     def close(self) -> None:
         """Stop following the engine, let go of the graph and close the widget (and its
         layout, the second widget connection every view opens)."""
-        self.detach()
+        lifetime.detach(self, redraw=False)  # closed: nothing will show the drawing
         layout = self.__dict__.get('_trait_values', {}).get('layout')
         super().close()
         if layout is not None:

@@ -211,12 +211,21 @@ class Picture:
         return 'text/html', self.html()
 
     def save(self, path: Any) -> Any:
-        """Write the picture to ``path``: HTML for ``.html``/``.htm``, else SVG."""
+        """Write the picture to ``path`` in the format its name says: SVG for ``.svg``,
+        HTML for ``.html``/``.htm``.  Any other name is refused (ValueError), nothing
+        written: a ``.png`` of SVG text would open nowhere."""
         from pathlib import Path  # noqa: PLC0415 - only here
 
         path = Path(path)
-        text = (f'<!DOCTYPE html><meta charset="utf-8">{self.html()}'
-                if path.suffix.lower() in ('.html', '.htm') else self.standalone_svg())
+        kind = path.suffix.lower()
+        if kind not in ('.svg', '.html', '.htm'):
+            given = repr(kind[:20]) if kind else 'a name with no extension'
+            raise ValueError(f'save() writes SVG (.svg) or HTML (.html, .htm), not {given}: '
+                             'name the file '
+                             f"e.g. {path.stem + '.svg'!r:.60}. For a PNG, open the SVG in a "
+                             'browser and take a screenshot, or convert it (e.g. cairosvg)')
+        text = (self.standalone_svg() if kind == '.svg'
+                else f'<!DOCTYPE html><meta charset="utf-8">{self.html()}')
         path.write_text(text, encoding='utf-8')
         return path
 

@@ -40,8 +40,8 @@ FOLLOWING: weakref.WeakSet = weakref.WeakSet()
 
 def subscribe(model: StepModel) -> events.Subscription:
     """Subscribe ``model.on_event`` to the engine's events, without keeping ``model``
-    alive: once it is dropped, the next event unsubscribes."""
-    me = weakref.ref(model)
+    alive: once it is collected, it unsubscribes."""
+    me = weakref.ref(model, lambda _ref: sub.unsubscribe())
 
     def listener(event: events.Event) -> None:
         session = me()

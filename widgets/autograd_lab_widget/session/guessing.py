@@ -48,9 +48,9 @@ def guess(model: StepModel, value: Any = None, *, local: Any = None,
     if given is None:
         raise ValueError('a guess needs a value (a number, a list, or by name)')
     names = model.next_targets()
-    if not names:
-        raise RuntimeError('no step is waiting: backward is finished or has no '
-                           'output (Reset to start over)')
+    if not names:  # closed or detached, a leaf, no output: the reason; else it is done
+        raise RuntimeError(model.idle_reason() or 'no step is waiting: backward is '
+                           'finished (Reset to start over)')
     asked = local_questions(model)
     local_given = _local_guess(model, asked, _read(local, known, notes))
     prediction.match(given, names, target_sizes(model))  # a bad guess raises here

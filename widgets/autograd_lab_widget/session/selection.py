@@ -15,11 +15,12 @@ reference to the object, so that selecting never keeps a graph alive.
 
 from __future__ import annotations
 
+import numbers
 import sys
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from autograd_lab import Variable, events, graph
+from autograd_lab import FunctionNode, Variable, VariableNode, events, graph
 
 if TYPE_CHECKING:
     from autograd_lab_widget.session.stepping import StepModel
@@ -96,6 +97,28 @@ def lookup(session: StepModel, ident: int) -> Any:
     return obj
 
 
+def ident_of(target: Any, takes: str, hint: str = '') -> int:
+    """The node id of ``target``: an id (an int), a Variable, a VariableNode or a
+    FunctionNode.  Anything else is a TypeError that says what ``takes`` (the method
+    and what it takes), what was given, then ``hint``.
+
+    >>> ident_of(3, 'select()'), ident_of(3.5, 'name_of() takes a Variable')
+    Traceback (most recent call last):
+    ...
+    TypeError: name_of() takes a Variable, got the float 3.5
+    """
+    if isinstance(target, numbers.Integral) and not isinstance(target, bool):
+        return int(target)
+    if isinstance(target, Variable | VariableNode | FunctionNode):
+        return events.uid(target)
+    raise TypeError(f'{takes}, got the {type(target).__name__} {target!r:.60}{hint}')
+
+
+#: What :func:`select` takes, in words.
+SELECT_TAKES = ('select() takes a Variable, a FunctionNode, a node id (an int) or the '
+                "name drawn on a node ('x', 'f3'), or None to clear")
+
+
 def select(session: StepModel, target: Any, shown: graph.GraphModel | None = None) -> None:
     """Select a node of ``session`` by id, by name (``'x'``, ``'f3'``, as drawn in
     ``shown``) or by object; None clears.  KeyError for a node not in the graph."""
@@ -106,10 +129,10 @@ def select(session: StepModel, target: Any, shown: graph.GraphModel | None = Non
     if isinstance(target, str):
         ident = session.names.find(shown or model, target)
     else:
-        ident = target if isinstance(target, int) else events.uid(target)
+        ident = ident_of(target, SELECT_TAKES)
     if ident not in model.nodes and (shown is None or ident not in shown.nodes):
         raise KeyError(f'node {ident} is not in the shown graph')
-    obj = target if not isinstance(target, int | str) else lookup(session, ident)
+    obj = lookup(session, ident) if isinstance(target, numbers.Integral | str) else target
     session.selection.choose(ident, obj)
     if obj is None:
         session.message = 'That object is gone (collected); showing recorded values.'

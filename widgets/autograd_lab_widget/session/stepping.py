@@ -207,7 +207,7 @@ class StepModel:
     def idle_reason(self) -> str | None:
         """Why there is nothing to step from the live end, or None."""
         if self._subscription is None:
-            return 'Detached: this view no longer follows the engine.'
+            return 'Detached: this view no longer follows the engine (make a new view).'
         if not self.roots:
             return 'Nothing to step: this view has no output variable.'
         if self.roots[0].creator is None and self.backward.stepper is None:
