@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import sys
 from collections.abc import Iterator
@@ -31,6 +32,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker('widget'):
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_running_loop(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Outside tests/browser, a test sees no running event loop unless it starts one.
+
+    Playwright's sync API (the browser tests' session-scoped browser) leaves its asyncio
+    loop marked as running in the main thread of the process that ran them (a pytest-xdist
+    worker runs browser files and widget files in turn), and that loop runs callbacks
+    only while Playwright is called: a widget test would hand its redraws to a timer that
+    never fires.  A plain script, which those tests stand for, has no running loop.
+    """
+    if 'browser' in request.node.path.parts:
+        yield
+        return
+    stray = asyncio.events._get_running_loop()
+    asyncio.events._set_running_loop(None)
+    try:
+        yield
+    finally:
+        asyncio.events._set_running_loop(stray)
 
 
 def _swap_gpu_backend(gpu: backend.GpuBackend | None) -> Iterator[backend.GpuBackend | None]:

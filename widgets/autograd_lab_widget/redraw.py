@@ -68,7 +68,7 @@ class Budget:
 
     def __init__(self) -> None:
         self.waiting: dict[int, tuple[Redraws, Callable]] = {}  # id(redraws) -> draw
-        self.timer = False    # a timer will draw the batch
+        self.timer: asyncio.AbstractEventLoop | None = None  # the loop whose timer draws it
         self.last_draw = 0.0  # time.monotonic() at the end of the last batch
         self.cost = 0.0       # seconds the last batch took
         self.lock = threading.RLock()
@@ -90,8 +90,10 @@ class Budget:
                 running = None
             loop = running or redraws.loop
             if loop is not None and not loop.is_closed():
-                if not self.timer:
-                    self.timer = True
+                # a timer on a loop that closed before it ran, or on another loop, draws
+                # nothing here: this loop gets its own
+                if self.timer is None or self.timer.is_closed() or self.timer is not loop:
+                    self.timer = loop
                     if running is not None:
                         loop.call_later(delay, self.flush)
                     else:  # an engine thread: hand the batch to the kernel's loop
@@ -108,7 +110,7 @@ class Budget:
     def flush(self) -> None:
         """Draw every view waiting (the batch), and measure what it took."""
         with self.lock:
-            self.timer = False
+            self.timer = None
             batch, self.waiting = list(self.waiting.values()), {}
         began = time.monotonic()
         for redraws, ref in batch:
