@@ -6,12 +6,17 @@ per lesson, named by its notebook stem:
 
 * every exercise is a solution region (the lesson's placeholder stays above it, so the
   student copy reads like the lesson) and every check a locked test cell with its points
-  and grade id, whose checker runs in strict mode (a wrong or unfinished answer raises
-  ``AssertionError`` carrying the hint);
+  and grade id, which calls the private copy of its checker (``agl_grader.test``,
+  :mod:`autograd_lab_lessons.grading`; a locked cell after the install cell binds it, and
+  at grading a new first cell under a name drawn then): a wrong or unfinished answer
+  raises ``AssertionError`` carrying the hint;
 * every check of an answer that is code also gets a hidden test
-  (:mod:`autograd_lab_lessons.hidden_tests`): points drawn now, expected values computed
-  now by running the reference solution there.  They are written only into these
-  instructor notebooks: neither the student copy nor the installed package holds them.
+  (:mod:`autograd_lab_lessons.hidden_tests`): the notebook holds only its request; at
+  grading, the points are drawn for the student from the course's secret and the values
+  computed by the reference solution in a separate process
+  (:mod:`autograd_lab_lessons.grading_hooks`).  Beside the notebooks, the course's grading
+  files (``.autograd-lab/``: the secret, drawn once and kept, and a copy of
+  ``hidden_tests.py``; for otter also the reference, as the autograder's own files).
 
 ``nbgrader``: ``OUT`` is a course folder (``nbgrader_config.py``,
 ``source/<stem>/<stem>.ipynb``) ready for ``nbgrader generate_assignment <stem>``.
@@ -20,7 +25,7 @@ per lesson, named by its notebook stem:
 
 Notebooks already in ``OUT`` are never written over silently: the command refuses unless
 ``--update`` (notebooks edited since they were written are kept as they are; the others
-are refreshed with the hidden points they already have) or ``--force`` (overwritten).
+are refreshed) or ``--force`` (overwritten).  Neither draws a new course secret.
 
 This module, :mod:`.hidden_tests` and the solutions are only in a clone: the installed
 package (what students install) carries none of them.
@@ -35,17 +40,17 @@ import copy
 import hashlib
 import importlib.util
 import json
+import os
 import re
 import secrets
+import shutil
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
-from autograd_lab_lessons import checks, hidden_tests, lessons
+from autograd_lab_lessons import checks, grading, hidden_tests, lessons
+from autograd_lab_lessons.grading_hooks import BINDING_TAG, FOLDER
 from autograd_lab_lessons.path import MAIN_PATH
 
 FORMATS = ('nbgrader', 'otter')
@@ -60,7 +65,6 @@ _STRICT_LINE = re.compile(r'^checks\.STRICT = True\b')
 _PIP_URL = re.compile(r'%pip install --quiet "autograd-lab\[\w+\] @ (\S+)"')
 #: nbgrader puts this where the answer was, under the lesson's own placeholder.
 CODE_STUB = '# Your answer: replace the ... above.'
-_HIDDEN_MARK = 'AGL-HIDDEN '
 
 
 @dataclass
@@ -73,7 +77,7 @@ class Check:
     checker: str
     argument: str
     answer: int | None  # the index of the answer cell it checks (None: an earlier one's)
-    hidden: str = ''    # the hidden test's code, if the answer is code
+    hidden: str = ''    # the hidden test's request, if the answer is code
 
 
 @dataclass
@@ -161,49 +165,31 @@ def _with_answers(lesson: Lesson) -> list[dict]:
     return cells
 
 
-def compute_hidden_tests(lesson: Lesson, rng: np.random.Generator) -> None:
-    """Draws each code answer's hidden points and runs the reference solution there (the
-    whole solution notebook, in a kernel, in strict mode); fills ``check.hidden``."""
-    # the grading extra: imported only here, so that the command can say it is missing
-    import nbformat  # noqa: PLC0415
-    from nbclient import NotebookClient  # noqa: PLC0415
-    probed: list[tuple[Check, hidden_tests.HiddenTest]] = []
-    notebook = copy.deepcopy(lesson.notebook)
-    cells = notebook['cells']
-    for check in reversed(lesson.checks):  # insert from the end: indices stay valid
+def _hidden_requests(lesson: Lesson) -> None:
+    """Fills each code answer's ``check.hidden``: the request its test is written from at
+    grading (:data:`autograd_lab_lessons.grading.HIDDEN`)."""
+    for check in lesson.checks:
         probe = _probe(check)
-        if probe is None or check.hidden:  # none, or drawn by an earlier export (update)
-            continue
-        test = probe(rng, check.argument)
-        probed.append((check, test))
-        code = '\n'.join([hidden_tests.PRELUDE, test.setup, f'_got = {test.expression}',
-                          f'print({_HIDDEN_MARK!r} + {check.grade_id!r} + " " + '
-                          'repr(_got.tolist()))'])
-        cells.insert(check.index + 1, {'cell_type': 'code', 'execution_count': None,
-                                       'id': f'hidden-{check.grade_id}'[:64], 'metadata': {},
-                                       'outputs': [], 'source': _source(code.split('\n'))})
-    if not probed:
-        return
-    with tempfile.TemporaryDirectory() as folder:
-        node = nbformat.reads(json.dumps(notebook), as_version=4)
-        NotebookClient(node, timeout=600, kernel_name='python3',
-                       resources={'metadata': {'path': folder}}).execute()
-    printed = {}
-    for cell in node.cells:
-        for output in cell.get('outputs', []):
-            for line in output.get('text', '').splitlines():
-                if line.startswith(_HIDDEN_MARK):
-                    grade_id, values = line[len(_HIDDEN_MARK):].split(' ', 1)
-                    printed[grade_id] = [float(v) for v in json.loads(values)]
-    for check, test in probed:
-        check.hidden = hidden_tests.code(test, printed[check.grade_id])
+        check.hidden = grading.HIDDEN.format(
+            grade_id=check.grade_id, argument=check.argument,
+            probe=hidden_tests.probe_key(checks.ALL[check.checker])) if probe else ''
 
 
-def _public_test(check: Check) -> list[str]:
-    """The check cell's call, failing as a grading checker does: ``AssertionError`` whose
-    message is the verdict with its hint (a right answer's verdict is true)."""
-    return [f'check_result = checks.{check.checker}({check.argument})',
-            'assert check_result, check_result']
+def _binding(nbgrader: bool) -> dict:
+    """The locked cell after the install cell that binds the private checkers."""
+    meta: dict = {'tags': [BINDING_TAG]}
+    if nbgrader:
+        meta['nbgrader'] = {'grade': False, 'grade_id': 'agl_grader_binding', 'locked': True,
+                            'schema_version': 3, 'solution': False, 'task': False}
+    return {'cell_type': 'code', 'execution_count': None, 'id': 'agl-grader-binding',
+            'metadata': meta, 'outputs': [], 'source': _source(grading.BIND.split('\n'))}
+
+
+def _test(check: Check, **options: object) -> str:
+    """The check cell's call of the private checker: ``AssertionError`` whose message is
+    the verdict with its hint on anything but a right answer."""
+    extra = ''.join(f', {key}={value!r}' for key, value in options.items())
+    return f'{grading.NAME}.test({check.checker!r}, {check.argument}{extra})'
 
 
 def nbgrader_notebook(lesson: Lesson) -> dict:
@@ -211,11 +197,10 @@ def nbgrader_notebook(lesson: Lesson) -> dict:
     turns strict mode on itself while it grades), hidden tests in their own region."""
     cells = _with_answers(lesson)
     for check in lesson.checks:
-        if check.hidden:
-            lines = _lines(cells[check.index])
-            cells[check.index]['source'] = _source(
-                [*lines, '### BEGIN HIDDEN TESTS', *check.hidden.split('\n'),
-                 '### END HIDDEN TESTS'])
+        hidden = ['### BEGIN HIDDEN TESTS', check.hidden, '### END HIDDEN TESTS']
+        cells[check.index]['source'] = _source([_test(check), *(hidden if check.hidden
+                                                                 else [])])
+    cells.insert(1, _binding(nbgrader=True))
     return {**lesson.notebook, 'cells': cells}
 
 
@@ -228,12 +213,21 @@ def _code(lines: list[str]) -> dict:
             'source': _source(lines)}
 
 
+#: The otter autograder's own files (not the students'), beside the master notebook.
+OTTER_FILES = ('secret', 'hidden_tests.py', 'reference.ipynb')
+
+
 def otter_notebook(lesson: Lesson, requirement: str) -> dict:
     """The otter master notebook: a question per check, its answer as a solution whose
-    prompt is the lesson's placeholder, its call and its hidden test as test cells."""
+    prompt is the lesson's placeholder, its call and its hidden test as test cells; the
+    plugin :class:`~autograd_lab_lessons.grading_hooks.GradingIntegrity` and the grading
+    files (:data:`OTTER_FILES`) in its config."""
     config = '\n'.join(['# ASSIGNMENT CONFIG', f'name: {lesson.stem}', 'requirements:',
                         f'  - {json.dumps(requirement)}', 'export_cell: false',
-                        'check_all_cell: false', 'runs_on: default'])
+                        'check_all_cell: false', 'runs_on: default', 'plugins:',
+                        '  - autograd_lab_lessons.grading_hooks.GradingIntegrity',
+                        'autograder_files:',
+                        *(f'  - {FOLDER}/{name}' for name in OTTER_FILES)])
     source = _with_answers(lesson)
     by_index = {check.index: check for check in lesson.checks}
     answer_of = {check.answer: check for check in lesson.checks if check.answer is not None}
@@ -257,12 +251,15 @@ def otter_notebook(lesson: Lesson, requirement: str) -> dict:
             if check.answer is None:
                 cells.append(_raw(f'# BEGIN QUESTION\nname: {check.grade_id}\npoints: '
                                   f'{check.points}'))
-            cells += [_raw('# BEGIN TESTS'), _code(_public_test(check))]
+            cells += [_raw('# BEGIN TESTS'), _code([_test(check, show=False)])]
             if check.hidden:
-                cells.append(_code(['# HIDDEN', *check.hidden.split('\n')]))
+                cells.append(_code(['# HIDDEN', check.hidden]))
             cells += [_raw('# END TESTS'), _raw('# END QUESTION')]
         else:
             cells.append(cell)
+            if index == 0:
+                cells.append({key: value for key, value in _binding(nbgrader=False).items()
+                              if key != 'id'})
     return {**lesson.notebook, 'cells': cells}
 
 
@@ -272,13 +269,15 @@ in this folder (the course root)."""
 from nbgrader.preprocessors import (CheckCellMetadata, ClearOutput, DeduplicateIds,
                                     OverwriteCells, OverwriteKernelspec)
 
-from autograd_lab_lessons.tamper_scan import ScanSubmission
+from autograd_lab_lessons.grading_hooks import ScanSubmission
 
 c = get_config()  # noqa: F821
 c.CourseDirectory.course_id = "autograd-lab"
-# Before grading, nbgrader's own sanitize steps, then the scan for code that tampers with
-# the grading machinery (outside the student's kernel): the checks after it score 0,
-# and the autograded notebook and the log name the cell and the line.
+# Before grading, nbgrader's own sanitize steps, then autograd-lab's (outside the
+# student's kernel): the scan for code that tampers with the grading machinery (the
+# checks after it score 0; the autograded notebook and the log name the cell and the
+# line), each hidden test written for the student (from .autograd-lab/ and source/), and
+# the private checkers bound in a new first cell.
 c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec,
                                       OverwriteCells, ScanSubmission, CheckCellMetadata]
 # The lesson's own placeholder stays above each answer region; this replaces the answer.
@@ -290,7 +289,7 @@ c.ClearSolutions.code_stub = {{"python": {CODE_STUB!r}}}
 class Written:
     """What :func:`export` did for one lesson: ``action`` is ``written`` (new),
     ``overwritten`` (``force``), ``updated`` / ``unchanged`` (``update``, a notebook not
-    edited since it was written: refreshed, its hidden points kept) or ``kept``
+    edited since it was written: refreshed) or ``kept``
     (``update``, a notebook edited since: left as it was)."""
 
     stem: str
@@ -333,37 +332,42 @@ def _edited(out: Path, path: Path) -> bool:
     return recorded != _fingerprint(path.read_text(encoding='utf-8'))
 
 
-def drawn_hidden_tests(notebook: dict) -> dict[str, str]:
-    """The hidden tests already in an assignment notebook (either format), by grade id."""
-    found, question = {}, None
-    for cell in notebook.get('cells', []):
-        text = ''.join(cell.get('source', ''))
-        grade_id = _grading(cell).get('grade_id')
-        if grade_id and '### BEGIN HIDDEN TESTS\n' in text:
-            found[grade_id] = text.split('### BEGIN HIDDEN TESTS\n', 1)[1].rsplit(
-                '\n### END HIDDEN TESTS', 1)[0]
-        elif cell.get('cell_type') == 'raw' and text.startswith('# BEGIN QUESTION'):
-            question = re.search(r'^name: (\S+)', text, re.M).group(1)
-        elif cell.get('cell_type') == 'code' and text.startswith('# HIDDEN\n') and question:
-            found[question] = text.split('\n', 1)[1]
-    return found
-
-
 def _refuse_overwrite(fmt: str, out: Path, stems: Sequence[str]) -> None:
     there = [target(fmt, out, stem) for stem in stems if target(fmt, out, stem).exists()]
     if there:
         names = ', '.join(str(path.relative_to(out)) for path in there)
         raise CourseExists(
             f'{out} already holds assignment notebooks ({names}); nothing was written. Run '
-            'again with --update (keeps the notebooks edited since they were written, and '
-            'the hidden points drawn then; refreshes the others and adds missing lessons) '
-            'or --force (overwrites them: edits and hidden points are lost).')
+            'again with --update (keeps the notebooks edited since they were written; '
+            'refreshes the others and adds missing lessons) or --force (overwrites them: '
+            'edits are lost).')
+
+
+def _grading_files(folder: Path, secret: bytes, reference: dict | None = None) -> None:
+    """The course's grading files in ``folder``/.autograd-lab: the secret, a copy of
+    ``hidden_tests.py`` (the probes, run at grading) and, for otter, the reference."""
+    where = folder / FOLDER
+    where.mkdir(parents=True, exist_ok=True)
+    if not (where / 'secret').is_file():
+        (where / 'secret').write_bytes(secret)
+        os.chmod(where / 'secret', 0o600)
+    shutil.copyfile(hidden_tests.__file__, where / 'hidden_tests.py')
+    if reference is not None:
+        (where / 'reference.ipynb').write_text(json.dumps(reference, indent=1) + '\n',
+                                               encoding='utf-8')
+
+
+def course_secret(out: Path) -> bytes:
+    """The course's secret (every student's hidden points follow from it): drawn from the
+    operating system the first time, kept after (delete it to draw new points)."""
+    path = out / FOLDER / 'secret'
+    return path.read_bytes() if path.is_file() else secrets.token_hex(32).encode()
 
 
 def export(fmt: str, out: str | Path, stems: Sequence[str] = MAIN_PATH, *,
-           rng: np.random.Generator | None = None, update: bool = False,
-           force: bool = False) -> list[Written]:
-    """Writes the lessons ``stems`` as ``fmt`` assignments into ``out``.
+           update: bool = False, force: bool = False) -> list[Written]:
+    """Writes the lessons ``stems`` as ``fmt`` assignments into ``out``, with the course's
+    grading files (the secret is drawn once and kept: :func:`course_secret`).
 
     Notebooks already there are never written over silently: :class:`CourseExists`
     (before anything is written) unless ``update`` or ``force`` (see :class:`Written`).
@@ -375,27 +379,25 @@ def export(fmt: str, out: str | Path, stems: Sequence[str] = MAIN_PATH, *,
     out = Path(out)
     if not (update or force):
         _refuse_overwrite(fmt, out, stems)
-    # the hidden points: a fresh seed from the operating system each time
-    rng = rng if rng is not None else np.random.default_rng(secrets.randbits(128))
+    secret = course_secret(out)
+    _grading_files(out, secret)
     written = []
     for stem in stems:
-        path, action, drawn = target(fmt, out, stem), 'written', {}
+        path, action = target(fmt, out, stem), 'written'
         if path.exists():
-            old = json.loads(path.read_text(encoding='utf-8'))
             action = 'overwritten' if force else 'kept' if _edited(out, path) else 'updated'
-            drawn = {} if force else drawn_hidden_tests(old)
         lesson = read_lesson(stem)
+        _hidden_requests(lesson)
+        hidden = sum(bool(check.hidden) for check in lesson.checks)
         if action == 'kept':
-            written.append(Written(stem, path, lesson.points, len(lesson.checks),
-                                   len(drawn), action))
+            written.append(Written(stem, path, lesson.points, len(lesson.checks), hidden,
+                                   action))
             continue
-        for check in lesson.checks:
-            check.hidden = drawn.get(check.grade_id, '') if _probe(check) else ''
-        compute_hidden_tests(lesson, rng)
         if fmt == 'nbgrader':
             notebook = nbgrader_notebook(lesson)
         else:
             notebook = otter_notebook(lesson, _requirement(lesson))
+            _grading_files(path.parent, secret, nbgrader_notebook(lesson))
         text = json.dumps(notebook, indent=1, ensure_ascii=False) + '\n'
         if action == 'updated' and path.read_text(encoding='utf-8') == text:
             action = 'unchanged'
@@ -404,8 +406,7 @@ def export(fmt: str, out: str | Path, stems: Sequence[str] = MAIN_PATH, *,
         records = {**_records(out), path.relative_to(out).as_posix(): _fingerprint(text)}
         (out / RECORD).write_text(json.dumps(records, indent=1, sort_keys=True) + '\n',
                                   encoding='utf-8')
-        written.append(Written(stem, path, lesson.points, len(lesson.checks),
-                               sum(bool(check.hidden) for check in lesson.checks), action))
+        written.append(Written(stem, path, lesson.points, len(lesson.checks), hidden, action))
     if fmt == 'nbgrader':
         config = out / 'nbgrader_config.py'
         if not config.exists():  # a course's own settings are kept
@@ -426,8 +427,8 @@ def missing_tools(fmt: str) -> list[str]:
 
 
 #: What the command says of each lesson, by :attr:`Written.action`.
-_SAID = {'written': 'written', 'overwritten': 'overwritten (new hidden points)',
-         'updated': 'updated from the lessons, hidden points kept',
+_SAID = {'written': 'written', 'overwritten': 'overwritten',
+         'updated': 'updated from the lessons',
          'unchanged': 'unchanged', 'kept': 'kept as you edited it (not rewritten)'}
 
 

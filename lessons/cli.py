@@ -75,10 +75,10 @@ def _parser() -> argparse.ArgumentParser:
     again = graded.add_mutually_exclusive_group()
     again.add_argument('--update', action='store_true',
                        help='into an existing folder: keep the notebooks edited since they '
-                            'were written and their hidden points, add or refresh the rest')
+                            'were written, add or refresh the rest')
     again.add_argument('--force', action='store_true',
-                       help='into an existing folder: overwrite its notebooks (new hidden '
-                            'points; edits are lost)')
+                       help='into an existing folder: overwrite its notebooks (edits are '
+                            'lost)')
     cleaning = commands.add_parser(
         'clean', help='remove widget state and HTML/JavaScript outputs from notebooks',
         description='Before sharing a notebook, or opening one you did not make: remove its '

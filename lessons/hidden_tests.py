@@ -1,13 +1,16 @@
-"""Hidden tests of graded assignments: the learner's code tried at points drawn when the
-assignment is made.
+"""Hidden tests of graded assignments: the learner's code tried at points drawn for each
+student when the submission is graded.
 
 A practice checker (:mod:`autograd_lab_lessons.checks`) tries an answer at points fixed
 in the installed package, so anyone can read what it checks.  A hidden test tries the
-same answer at *other* points, drawn afresh each time ``autograd-lab assignments`` runs
-(from the operating system's randomness), and compares with values that the reference
-solution gives there at that moment (:mod:`.assignments` runs it).  Only the
-instructor's copy holds those points and values; the package holds only *how* a kind of
-answer is tried (this module), never where or what it must give.
+same answer at *other* points, drawn at grading time for one student (from the course's
+secret and the student's id, :func:`draw`), and compares with what the reference solution
+gives there, computed then in a separate process from the instructor's copy of the
+assignment (:func:`hidden_code`, run as ``python hidden_tests.py REFERENCE SECRET
+STUDENT``).  So one student's feedback shows only that student's points and values.  The
+assignment notebooks hold only a request per hidden test (``agl_grader.hidden(...)``,
+:data:`autograd_lab_lessons.grading.HIDDEN`); the installed package holds neither this
+module nor any point or value.
 
 Only answers that are code get a hidden test: a function or a ``FunctionNode`` class can
 be run at new inputs.  An answer that is a value (a prediction, a count) is asked at the
@@ -24,19 +27,30 @@ True
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import hmac
+import io
+import json
+import os
+import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-#: What every hidden test's code may use (imported under names a notebook does not use).
+from autograd_lab_lessons.grading import HIDDEN_LINE
+
+#: What every hidden test's code may use (imported under names a notebook does not use);
+#: the numbers are flattened and compared by the private checkers (``agl_grader``,
+#: renamed at grading: :mod:`autograd_lab_lessons.grading`).
 PRELUDE = '\n'.join([
     'import numpy as _np',
     'import autograd_lab as _chainer',
     'import autograd_lab.functions as _F',
-    'def _flat(*values):',
-    "    return _np.concatenate([_np.ravel(_np.asarray(getattr(v, 'array', v), "
-    'dtype=_np.float64)) for v in values])',
+    '_flat = agl_grader.flat',
 ])
 
 
@@ -272,8 +286,9 @@ def probe_key(checker: Callable) -> str:
 
 
 def code(test: HiddenTest, expected: list[float]) -> str:
-    """The hidden test's code: the drawn points, the learner's values, the comparison; an
-    error in the learner's code or a wrong value raises ``AssertionError`` with the hint."""
+    """The hidden test's code: the drawn points, the learner's values, the comparison by
+    the private checkers; an error in the learner's code or a wrong value raises
+    ``AssertionError`` with the hint."""
     hint = f'Hidden test: {test.hint}.'
     return '\n'.join([
         PRELUDE,
@@ -283,6 +298,86 @@ def code(test: HiddenTest, expected: list[float]) -> str:
         'except Exception as _error:',
         f'    raise AssertionError(f"{{type(_error).__name__}}: {{_error}}. " {hint!r}) '
         'from None',
-        f'_np.testing.assert_allclose(_got, {[float(v) for v in expected]!r}, '
-        f'rtol={test.rtol!r}, atol={test.atol!r}, err_msg={hint!r})',
+        f'agl_grader.assert_close(_got, {[float(v) for v in expected]!r}, '
+        f'rtol={test.rtol!r}, atol={test.atol!r}, hint={hint!r})',
     ])
+
+
+# ---- at grading time: one student's points, the reference's values there --------------
+
+def draw(secret: bytes, student: str, grade_id: str) -> np.random.Generator:
+    """The random numbers of one student's hidden test ``grade_id``: the same at every
+    grading of that submission, unknown without the course's secret.
+
+    >>> a, b = draw(b'k', 'ada', 'q1'), draw(b'k', 'bob', 'q1')
+    >>> float(a.uniform()) == float(draw(b'k', 'ada', 'q1').uniform()) != float(b.uniform())
+    True
+    """
+    digest = hmac.new(secret, f'{student}\0{grade_id}'.encode(), hashlib.sha256).digest()
+    return np.random.default_rng(int.from_bytes(digest[:16], 'big'))
+
+
+_SKIP = ('from autograd_lab_lessons.grading import', '%', '!')
+
+
+def _runnable(source: str) -> str:
+    """A reference cell as plain Python: IPython magics and shell lines left out."""
+    return '\n'.join('pass' if line.lstrip().startswith(_SKIP[1:]) else line
+                     for line in source.splitlines())
+
+
+def hidden_code(reference: dict, secret: bytes, student: str) -> dict[str, str]:
+    """Every hidden test of the reference notebook (an nbgrader-form assignment with its
+    solutions) for ``student``: by grade id, its code with the points drawn for them and
+    the values the reference gives there.  Runs the reference's cells in this process
+    (:func:`main` is what the graders start, a process of its own)."""
+    scope: dict = {'__name__': '__main__', 'display': lambda *a, **k: None}
+    found: dict[str, str] = {}
+    wanted = [cell for cell in reference['cells'] if HIDDEN_LINE.search(_text(cell))]
+    last = reference['cells'].index(wanted[-1]) if wanted else -1
+    for cell in reference['cells'][:last + 1]:
+        text = _text(cell)
+        if cell.get('cell_type') != 'code' or text.startswith(_SKIP[0]):
+            continue
+        if cell.get('metadata', {}).get('nbgrader', {}).get('grade'):
+            for grade_id, key, argument in HIDDEN_LINE.findall(text):
+                test = PROBES[key](draw(secret, student, grade_id), argument)
+                here = {**scope, 'agl_grader': _Flat}
+                exec('\n'.join([PRELUDE, test.setup, f'_got = {test.expression}']), here)
+                found[grade_id] = code(test, np.asarray(here['_got']).tolist())
+            continue
+        with contextlib.suppress(Exception):  # a demonstration that fails: not an answer
+            exec(compile(_runnable(text), '<reference>', 'exec'), scope)
+    return found
+
+
+class _Flat:
+    """The one thing of the private checkers a hidden test's setup uses (``flat``)."""
+
+    @staticmethod
+    def flat(*values: object) -> np.ndarray:
+        return np.concatenate([np.ravel(np.asarray(getattr(v, 'array', v), dtype=np.float64))
+                               for v in values])
+
+
+def _text(cell: dict) -> str:
+    source = cell.get('source', '')
+    return ''.join(source) if isinstance(source, list) else source
+
+
+def main(argv: list[str]) -> int:
+    """``python hidden_tests.py REFERENCE.ipynb SECRET_FILE STUDENT``: prints the JSON of
+    :func:`hidden_code` (the reference's own prints are left out)."""
+    reference = json.loads(Path(argv[0]).read_text(encoding='utf-8'))
+    secret = Path(argv[1]).read_bytes().strip()
+    os.environ.setdefault('MPLBACKEND', 'Agg')
+    with tempfile.TemporaryDirectory() as folder:
+        os.chdir(folder)  # whatever the reference writes goes nowhere
+        with contextlib.redirect_stdout(io.StringIO()):
+            found = hidden_code(reference, secret, argv[2])
+    print(json.dumps(found))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

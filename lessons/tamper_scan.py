@@ -12,8 +12,10 @@ these is reported with its cell and line:
 - reloading a module, writing ``sys.modules``, changing ``os.environ`` (the grading
   environment's ``NBGRADER_EXECUTION``), hooking the interpreter (``sys.settrace``,
   ``sys.setprofile``, ``gc.get_objects``, ``ctypes``, ``get_ipython()``);
-- code run from text (``exec``, ``eval``, ``compile``, ``__import__``), which no scan
-  can read;
+- code run from text (``exec``, ``eval``, ``compile``, ``__import__``), and names
+  read or written by text (``globals()``, ``locals()``), which no scan can follow;
+- reaching into functions, frames and classes (``__globals__``, ``__closure__``,
+  ``__code__``, ``f_back``, ``__subclasses__``...), where the graded checks live;
 - reading files of the installed packages or notebooks (``open``/``Path`` on
   ``__file__``, ``solutions``, ``.ipynb``; ``inspect.getsource``; ``importlib.resources``).
 
@@ -22,11 +24,10 @@ attributes, ``checks.STRICT = True``: stricter) never trips it: the targets are 
 and what they export, not the student's own objects.  A test runs the scan over every
 reference solution.
 
-The scan runs outside the student's kernel, where no cell can reach it: in nbgrader
-as the sanitize step :class:`ScanSubmission` (the course's ``nbgrader_config.py``
-written by ``autograd-lab assignments`` turns it on), which makes every test cell
-after a finding fail with the finding named, so those checks score 0 and the
-teacher reads cell and line in the autograded notebook and nbgrader's log.
+The scan runs outside the student's kernel, where no cell can reach it, before the
+submission runs (:mod:`autograd_lab_lessons.grading_hooks`: nbgrader's sanitize step, the
+otter plugin): every check after a finding scores 0 with the finding named, and the
+teacher reads cell and line in the autograded notebook, nbgrader's log, otter's results.
 
 >>> found = scan_source('import numpy as np\\nnp.allclose = lambda *a, **k: True')
 >>> [str(f) for f in found]
@@ -40,7 +41,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 #: Top-level packages whose modules (and what they export) the checks rest on.
 PROTECTED = frozenset({
@@ -55,6 +55,12 @@ _TEXT_CODE = frozenset({'exec', 'eval', 'compile', '__import__'})
 _HOOKS = {('sys', 'settrace'), ('sys', 'setprofile'), ('gc', 'get_objects'),
           ('gc', 'get_referrers'), ('importlib', 'reload'), ('inspect', 'getsource'),
           ('inspect', 'getsourcefile'), ('sys', '_getframe'), ('builtins', 'setattr')}
+#: Attributes that reach into functions, frames and classes: where a private copy of the
+#: checkers (or the grader's own state) could be found.
+_INTROSPECTION = frozenset({'__globals__', '__closure__', '__code__', '__builtins__',
+                            '__subclasses__', '__defaults__', '__kwdefaults__', 'f_globals',
+                            'f_locals', 'f_back', 'f_builtins', 'tb_frame', 'gi_frame',
+                            'cr_frame'})
 #: Text in a file path that points at the answers or the packages' own files.
 _FILE_HINTS = ('solutions', '.ipynb', 'site-packages', 'autograd_lab', 'hidden', '__file__')
 
@@ -218,6 +224,9 @@ class _Scan(ast.NodeVisitor):
         elif name in ('setattr', 'delattr') and node.args and self._root(node.args[0]):
             self._note(node, f'calls {name}() on {self._dotted(node.args[0])} '
                        f'({self._root(node.args[0])}): a module the checks use')
+        elif name in ('globals', 'locals') or (name == 'vars' and not node.args):
+            self._note(node, f'calls {name}(): reads and writes the notebook\'s names '
+                       'by text, which no scan can follow')
         elif name == 'reload':
             self._note(node, 'calls reload(): reloads a module the checks use')
         elif name == 'open' and node.args and _points_at_answers(node.args[0]):
@@ -243,7 +252,10 @@ class _Scan(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr == '__file__' and self._root(node.value):
+        if node.attr in _INTROSPECTION:
+            self._note(node, f'reads {self._dotted(node)}: reaches into functions, frames '
+                       'or classes, where the graded checks live')
+        elif node.attr == '__file__' and self._root(node.value):
             self._note(node, f'reads {self._dotted(node)}: where the packages\' files are')
         self.generic_visit(node)
 
@@ -329,27 +341,3 @@ def fail_checks_after(notebook: dict, found: list[Finding]) -> list[int]:
         message = f'scored 0: the submission tampers with the grading machinery ({told})'
         cell['source'] = f'raise AssertionError({message!r})'
     return hit
-
-
-try:  # the nbgrader step; nbgrader is the grading extra's, not every install has it
-    from nbconvert.preprocessors import Preprocessor as _Preprocessor
-except ImportError:  # pragma: no cover - the notebook extra brings nbconvert
-    _Preprocessor = object  # type: ignore[assignment,misc]
-
-
-class ScanSubmission(_Preprocessor):  # type: ignore[misc,valid-type]
-    """nbgrader's sanitize step: scan the submission (after nbgrader restored its locked
-    cells) and fail the checks after any tampering, logging cell and line."""
-
-    def __call__(self, nb: Any, resources: dict) -> tuple[Any, dict]:
-        # always on (nbconvert's preprocessors are off unless enabled): a course that
-        # lists this step means it
-        return self.preprocess(nb, resources)
-
-    def preprocess(self, nb: Any, resources: dict) -> tuple[Any, dict]:
-        found = scan_notebook(nb)
-        hit = fail_checks_after(nb, found)
-        for finding in found:
-            self.log.warning('autograd-lab scan: %s (%d checks after it score 0)',
-                             finding, len(hit))
-        return nb, resources

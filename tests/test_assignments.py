@@ -12,10 +12,9 @@ import re
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from autograd_lab_lessons import assignments, hidden_tests, lessons
+from autograd_lab_lessons import assignments, grading, grading_hooks, hidden_tests, lessons
 from autograd_lab_lessons.cli import main
 from autograd_lab_lessons.path import MAIN_PATH
 from without_modules import run_without
@@ -62,47 +61,45 @@ def test_nbgrader_course_layout_and_cells(exported) -> None:
 
 
 def test_hidden_tests_only_in_the_instructor_copy(exported) -> None:
-    stem, _, notebook = exported
-    hidden = [''.join(c['source']).split('### BEGIN HIDDEN TESTS')[1]
+    """The notebook holds each hidden test's request, never a point or a value; the
+    course's grading files (secret, probes) lie beside the notebooks, in no notebook."""
+    stem, out, notebook = exported
+    hidden = [''.join(c['source']).split('### BEGIN HIDDEN TESTS\n')[1]
               for c in _cells(notebook, 'grade') if '### BEGIN HIDDEN TESTS' in
               ''.join(c['source'])]
-    assert hidden
-    # the expected values are literals written now: none of them is in the package
-    expected = [re.search(r'assert_allclose\(_got, (\[.*?\])', h).group(1) for h in hidden]
-    package = Path(assignments.__file__).parent
-    shipped = '\n'.join(p.read_text(errors='replace') for p in package.rglob('*')
-                        if p.is_file() and p.suffix in {'.py', '.ipynb', '.md'})
-    for values in expected:
-        numbers = json.loads(values)
-        assert numbers and all(repr(v) not in shipped for v in numbers if abs(v) > 1e-3
-                               and v != round(v))
+    assert hidden and all(grading.HIDDEN_LINE.match(h) for h in hidden)
+    secret = (out / '.autograd-lab' / 'secret').read_bytes()
+    assert len(secret) == 64 and (out / '.autograd-lab' / 'secret').stat().st_mode & 0o077 == 0
+    assert (out / '.autograd-lab' / 'hidden_tests.py').read_text() == \
+        Path(hidden_tests.__file__).read_text()
+    assert secret.decode() not in json.dumps(notebook)
     student = json.loads(next(p for p in lessons() if p.name == f'{stem}.ipynb').read_text())
     assert 'HIDDEN' not in json.dumps(student)
 
 
-def test_hidden_points_are_new_each_time() -> None:
-    stem = _first_with_hidden()
-    lesson = assignments.read_lesson(stem)
-    check = next(c for c in lesson.checks if assignments._probe(c))
-    draws = {assignments._probe(check)(np.random.default_rng(seed), check.argument)
-             for seed in range(3)}
-    assert len(draws) == 3
-
-
-def test_hidden_test_fails_a_wrong_function_with_the_hint() -> None:
-    """A hidden test's code raises AssertionError carrying its hint on a wrong answer."""
-    test = hidden_tests.PROBES['derivatives.central_difference'](
-        np.random.default_rng(1), 'answer')
-    right_answer = {'answer': lambda f, x, h: (f(x + h) - f(x - h)) / (2 * h)}
-    scope = dict(right_answer)
-    exec(f'{hidden_tests.PRELUDE}\n{test.setup}\n_got = {test.expression}', scope)
-    code = hidden_tests.code(test, scope['_got'].tolist())
-    exec(code, dict(right_answer))  # the right answer passes
-    wrong = {'answer': lambda f, x, h: (f(x + h) - f(x)) / h}
+def test_hidden_tests_are_drawn_for_each_student_from_the_reference(exported) -> None:
+    """At grading, a student's hidden points follow from the secret and their id, and the
+    values from the reference run in a separate process (the course's own copy of the
+    probes); another student gets other points; a wrong answer fails with the hint."""
+    stem, out, _ = exported
+    reference = out / 'source' / stem / f'{stem}.ipynb'
+    ada = grading_hooks.hidden_for(out / '.autograd-lab', reference, 'ada')
+    bob = grading_hooks.hidden_for(out / '.autograd-lab', reference, 'bob')
+    assert ada and ada.keys() == bob.keys() and ada != bob
+    assert ada == grading_hooks.hidden_for(out / '.autograd-lab', reference, 'ada')
+    grade_id, code = next(iter(ada.items()))
+    check = next(c for c in assignments.read_lesson(stem).checks if c.grade_id == grade_id)
+    assert check.argument == 'central_difference'  # lesson 1's code answer
+    grader = grading.private_checks()
+    scope = {'agl_grader': grader,
+             'central_difference': lambda f, x, h: (f(x + h) - f(x - h)) / (2 * h)}
+    exec(code, scope)  # the right answer passes
     with pytest.raises(AssertionError, match='Hidden test: at other points'):
-        exec(code, wrong)
+        exec(code, {**scope, 'central_difference': lambda f, x, h: (f(x + h) - f(x)) / h})
     with pytest.raises(AssertionError, match=r'ZeroDivisionError.*Hidden test'):
-        exec(code, {'answer': lambda f, x, h: 1 / 0})
+        exec(code, {**scope, 'central_difference': lambda f, x, h: 1 / 0})
+    # without the secret there is nothing to draw from: no hidden test (they then fail)
+    assert grading_hooks.hidden_for(out / 'nowhere', reference, 'ada') == {}
 
 
 def test_unknown_format_is_refused(tmp_path) -> None:
@@ -122,18 +119,13 @@ def test_without_the_extra_the_command_names_the_install(tool, tmp_path) -> None
 
 # ---- a second export never destroys work (issue 40) ------------------------------------------
 
-def _hidden(path: Path) -> dict[str, str]:
-    return assignments.drawn_hidden_tests(json.loads(path.read_text(encoding='utf-8')))
-
-
 def test_export_over_a_course_refuses_updates_or_forces(exported, tmp_path, capsys) -> None:
     stem, first, _ = exported
     out = tmp_path / 'course'
     shutil.copytree(first, out)
     path = out / 'source' / stem / f'{stem}.ipynb'
     original = path.read_bytes()
-    drawn = _hidden(path)
-    assert drawn  # the points drawn by the first export
+    secret = (out / '.autograd-lab' / 'secret').read_bytes()
     # no flag: refused before anything is written, the message names both ways on
     with pytest.raises(assignments.CourseExists, match=r'--update .* --force'):
         assignments.export('nbgrader', out, [stem])
@@ -141,9 +133,9 @@ def test_export_over_a_course_refuses_updates_or_forces(exported, tmp_path, caps
     said = capsys.readouterr().err
     assert f'source/{stem}/{stem}.ipynb' in said and 'nothing was written' in said
     assert path.read_bytes() == original
-    # --update of a notebook nobody edited: refreshed, its hidden points kept
+    # --update of a notebook nobody edited: refreshed (the same)
     done, = assignments.export('nbgrader', out, [stem], update=True)
-    assert done.action == 'unchanged' and _hidden(path) == drawn
+    assert done.action == 'unchanged' and path.read_bytes() == original
     # the teacher edits it: --update keeps it as it is and says so
     notebook = json.loads(original)
     notebook['cells'].insert(1, {'cell_type': 'markdown', 'id': 'mine', 'metadata': {},
@@ -152,12 +144,11 @@ def test_export_over_a_course_refuses_updates_or_forces(exported, tmp_path, caps
     edited = path.read_bytes()
     done, = assignments.export('nbgrader', out, [stem], update=True)
     assert done.action == 'kept' and path.read_bytes() == edited
-    # --force overwrites: the edit is gone, new points are drawn
-    done, = assignments.export('nbgrader', out, [stem], force=True,
-                               rng=np.random.default_rng(12345))
+    # --force overwrites: the edit is gone; the course's secret is kept
+    done, = assignments.export('nbgrader', out, [stem], force=True)
     assert done.action == 'overwritten'
-    assert 'My own note' not in path.read_text() and _hidden(path).keys() == drawn.keys()
-    assert _hidden(path) != drawn
+    assert 'My own note' not in path.read_text() and path.read_bytes() == original
+    assert (out / '.autograd-lab' / 'secret').read_bytes() == secret
     # what the export wrote is recorded beside the notebooks, never in one (a student's copy)
     record = json.loads((out / assignments.RECORD).read_text())
     assert list(record) == [f'source/{stem}/{stem}.ipynb']
@@ -181,15 +172,3 @@ def test_update_adds_a_missing_lesson_and_says_what_it_did(exported, tmp_path, c
     others = [s for s in MAIN_PATH if s != stem]
     assert all(f'source/{s}/{s}.ipynb: written' in said for s in others)
     assert all((out / 'source' / s / f'{s}.ipynb').is_file() for s in others)
-
-
-@pytest.mark.parametrize('fmt', ['nbgrader', 'otter'])
-def test_drawn_hidden_tests_are_read_back_in_both_formats(fmt) -> None:
-    lesson = assignments.read_lesson(_first_with_hidden())
-    for number, check in enumerate(lesson.checks):
-        check.hidden = f'_a = {number}\nassert _a == {number}' if assignments._probe(check) \
-            else ''
-    notebook = (assignments.nbgrader_notebook(lesson) if fmt == 'nbgrader'
-                else assignments.otter_notebook(lesson, 'autograd-lab'))
-    assert assignments.drawn_hidden_tests(notebook) == {
-        check.grade_id: check.hidden for check in lesson.checks if check.hidden}

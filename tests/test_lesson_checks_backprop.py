@@ -197,6 +197,44 @@ def test_ex06_backward_accepts_the_loop_and_rejects_the_usual_mistakes():
     assert checks.ex06_backward(...).status == 'todo'
 
 
+def _blinded(how):
+    """A backward that hands the job to chainer.grad and hides it from the watch (issue 40):
+    the recorder removed for the call, the engine's grad swapped mid-call, or the profiler
+    switched off; each puts everything back before it returns."""
+    import sys
+
+    from autograd_lab import events
+
+    def my_backward(y):
+        leaves = [n for f in _topological()(y) for n in f.inputs if n.creator is None]
+        kept = events.recorder, chainer.grad, sys.getprofile()
+        if how == 'recorder':
+            events.recorder = None
+        elif how == 'swap':
+            chainer.grad = lambda *a, **k: kept[1](*a, **k)  # noqa: PLW0108 - a new object
+        elif how == 'profiler':
+            sys.setprofile(None)
+            events.recorder = None
+        try:
+            gs = chainer.grad([y], [n.get_variable() for n in leaves])
+        finally:
+            events.recorder, chainer.grad = kept[:2]
+            if how == 'profiler':
+                sys.setprofile(kept[2])
+        return dict(zip(leaves, gs))
+    return my_backward
+
+
+@pytest.mark.parametrize(('how', 'said'), [
+    ('recorder', 'removed autograd_lab.events.recorder'),
+    ('swap', "replaced the engine's grad"),
+    ('profiler', 'switched off the profiler')])
+def test_ex06_backward_sees_a_backward_hidden_from_its_watch(how, said):
+    fb = checks.ex06_backward(_blinded(how))
+    rejected(fb, 'leave the engine')
+    assert said in fb.message, repr(fb)
+
+
 def test_ex06_backward_counts_paths_twice_as_a_named_mistake():
     def twice(y):
         # runs every function once per path that reaches it: gradients sent again

@@ -55,6 +55,11 @@ TRICKS = {
     'deleting a checker': 'del checks.ex01_accumulate',
     'an augmented write': 'chainer.config.train += 1',
     'an alias of a module': 't = np.testing\nt.assert_allclose = print',
+    'the namespace by text': "globals()['checks'] = None",
+    'the namespace by text, vars()': "vars()['np'] = None",
+    "a function's globals": 'checks.ex01_cubic.__globals__["_verdict"] = print',
+    'a frame climbed': 'import sys\nf = sys._getframe().f_back',
+    'subclasses listed': 'found = object.__subclasses__()',
     'a module imported by name': "import importlib\nm = importlib.import_module('numpy')\n"
                                  'm.allclose = print',
 }
@@ -106,6 +111,8 @@ def test_cells_and_lines_are_named_and_locked_test_cells_skipped():
 def test_the_nbgrader_step_fails_every_check_after_a_finding():
     pytest.importorskip('nbconvert')
     import nbformat
+
+    from autograd_lab_lessons.grading_hooks import ScanSubmission
     nb = nbformat.from_dict({
         'nbformat': 4, 'nbformat_minor': 5, 'metadata': {}, 'cells': [
             _cell(SETUP),
@@ -113,13 +120,14 @@ def test_the_nbgrader_step_fails_every_check_after_a_finding():
             _cell('assert answer == 1', grade=True, solution=False, grade_id='t1', points=1),
             _cell('checks.STRICT = False', solution=True, grade=False, grade_id='b'),
             _cell('assert answer == 1', grade=True, solution=False, grade_id='t2', points=1)]})
-    out, _ = tamper_scan.ScanSubmission()(nb, {})  # as nbconvert's exporter calls it
-    assert out.cells[2].source == 'assert answer == 1'  # before the tampering: graded as is
-    assert out.cells[4].source.startswith('raise AssertionError(')
-    assert 'cell 3, line 1: assigns checks.STRICT' in out.cells[4].source
-    clean = nbformat.from_dict({**nb, 'cells': [nb.cells[0], nb.cells[1], nb.cells[2]]})
-    assert tamper_scan.ScanSubmission().preprocess(clean, {})[0].cells[2].source == \
-        'assert answer == 1'
+    out, _ = ScanSubmission()(nb, {})  # as nbconvert's exporter calls it
+    # a first cell binds the private checkers; the cells after keep their order
+    assert out.cells[0].source.startswith('from autograd_lab_lessons.grading import')
+    assert out.cells[3].source == 'assert answer == 1'  # before the tampering: graded as is
+    assert out.cells[5].source.startswith('raise AssertionError(')
+    assert 'cell 3, line 1: assigns checks.STRICT' in out.cells[5].source
+    clean = nbformat.from_dict({**nb, 'cells': [nb.cells[1], nb.cells[2], nb.cells[3]]})
+    assert ScanSubmission().preprocess(clean, {})[0].cells[3].source == 'assert answer == 1'
 
 
 # ---- strictness and show_answer read the environment, not a flag a cell can set -------

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -71,12 +72,16 @@ from .links import exA2_param_count
 from .mixed_precision import exA3_zero_in_float16, exA3_unscaled, exA3_max_scale, FLOAT16_CANDIDATES
 from .devices import exA4_stays_on_gpu, exA4_one_hot, exA4_to_numpy, GENERIC_LINES
 from .feedback import Feedback, show_answer
+from . import feedback as _feedback
 
 #: True while nbgrader validates or autogrades (it sets NBGRADER_EXECUTION).
 GRADING = os.environ.get('NBGRADER_EXECUTION', '').lower() in {'autograde', 'validate'}
 #: Raise on anything but a correct answer (on while grading; the solutions set it too).
 #: The checkers read both here at each verdict (checks.feedback._mode).
 STRICT = GRADING
+#: True only in the graded checks' private copy (autograd_lab_lessons.grading).
+PRIVATE = False
+_feedback._PACKAGE[0] = sys.modules[__name__]
 
 __all__ = [  # what the notebooks use: the checkers and the constants they build on
     'ALL',

@@ -7,7 +7,6 @@ import functools
 import html
 import io
 import os
-import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NoReturn
 
@@ -50,8 +49,13 @@ class Feedback:
 def _mode() -> Any:
     """The package ``checks`` itself: ``STRICT`` and ``GRADING`` are its attributes, which a
     notebook (``checks.STRICT = True``) and the tests set, so they are read there at each
-    verdict."""
-    return sys.modules[__package__]
+    verdict.  Held from when it loaded (the private copy of
+    :mod:`autograd_lab_lessons.grading` is in no ``sys.modules``)."""
+    return _PACKAGE[0]
+
+
+#: The checkers package this module belongs to (set by it when it loads).
+_PACKAGE: list[Any] = [None]
 
 
 def grading_now() -> bool:
@@ -68,9 +72,10 @@ def _verdict(exercise: str, status: str, message: str, hint: str = '') -> Feedba
     grading = grading_now()
     if (mode.STRICT or grading) and status != 'correct':
         raise AssertionError(repr(fb))
-    if mode.GRADING or grading:
+    if (mode.GRADING or grading) and not mode.PRIVATE:
         # nbgrader reads a graded cell's result as a partial score: print the verdict
-        # instead, so a correct answer gets the cell's full points.
+        # instead, so a correct answer gets the cell's full points (the private copy of
+        # autograd_lab_lessons.grading hands it to its Grader, which says it).
         print(repr(fb))
         return None  # type: ignore[return-value]
     return fb

@@ -8,7 +8,7 @@ it must not do is hand the job to a function that already knows the answer: the 
 own node for the same operation (or that node's gradient nodes), the student's own class
 again, or a backward inside the backward (``chainer.grad``, ``.backward()``).  Which
 functions a backward applied is read from :mod:`autograd_lab.events`, the same record the
-graph view draws from.
+graph view draws from, watched so that the backward cannot blind it (:mod:`.watch`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from types import ModuleType
 from typing import Any
 
 import autograd_lab as chainer
-from autograd_lab import Variable, events, gradient_check
+from autograd_lab import Variable, gradient_check
 
 from .feedback import _call, _seeded, _todo, _wrong
+from .watch import _untampered, watching
 
 #: forward returned an array where the engine expects a tuple of arrays.
 _NOT_A_TUPLE = (TypeError, 'must be a tuple', 'forward returns a tuple of arrays: end the '
@@ -76,19 +77,21 @@ def _watch_backward(exercise: str, node_class: type, inputs: tuple, grad_outputs
 
     def run() -> tuple[Any, list]:
         node.apply(inputs)
-        with events.recording() as log:
+        with watching() as seen:
             result = node.backward(targets, tuple(Variable(g) for g in grad_outputs))
-        return result, list(log)
+        return result, seen
 
     endless = (RecursionError, '', f'backward calls itself without end: does it apply '
                f'{node_class.__name__} (or differentiate it with chainer.grad) inside its own '
                'backward? Compute the gradient from gy and the retained inputs.')
-    result, log = _call(exercise, run, known=[_NOT_A_TUPLE, *known, endless])
+    result, seen = _call(exercise, run, known=[_NOT_A_TUPLE, *known, endless])
+    _untampered(exercise, seen)
+    log = seen.log
     if result is ...:
         _todo(exercise, 'the gradient(s) in backward')
     yourself = (f'compute the gradient yourself from gy and the retained inputs, with '
                 f'{building_blocks}.')
-    if any(e.kind == 'backward_started' for e in log):
+    if seen.engine_backward:
         _wrong(exercise, 'your backward runs a backward pass of its own.',
                'chainer.grad (or .backward()) inside backward lets the engine work the '
                f'gradient out for you: {yourself}')

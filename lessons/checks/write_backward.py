@@ -3,10 +3,11 @@ and the engine's order.
 
 The learner's backward must be their own loop over the public graph: the checker runs it
 on graphs it makes (fan-out over paths of different lengths, a variable that is both
-inputs of one multiply) inside ``events.recording()``, and rejects it when the engine's
-backward started (``y.backward()``, ``chainer.grad``) or a ``grad`` of the graph's
-variables was set.  Wrong numbers are compared with what the usual mistakes give (a
-stored instead of added gradient, a function run twice, a breadth-first order).
+inputs of one multiply) watched (:mod:`.watch`: the engine's events and the profiler),
+and rejects it when the engine's backward started (``y.backward()``, ``chainer.grad``), a
+``grad`` of the graph's variables was set, or it changed the watching machinery.  Wrong
+numbers are compared with what the usual mistakes give (a stored instead of added
+gradient, a function run twice, a breadth-first order).
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from typing import Any
 import numpy as np
 
 import autograd_lab.functions as F
-from autograd_lab import BackwardStepper, FunctionNode, Variable, events
+from autograd_lab import BackwardStepper, FunctionNode, Variable
 
 from .feedback import Feedback, _call, _checker, _dict_answer, _listed, _ok, _todo, _wrong
+from .watch import _untampered, watching
 
 #: The lesson's example, y = (2x + 1)**2 + sin(x), at x = 0.5; its variables by name.
 EXAMPLE_X = 0.5
@@ -283,9 +285,10 @@ def _same(got: list, want: list) -> bool:
 def _run_watched(exercise: str, my_backward: Any, leaves: list[Variable], y: Variable) -> Any:
     """The learner's backward run on y inside a recording; stops the check when the
     engine's backward ran in it or it set a grad."""
-    with events.recording() as log:
+    with watching() as seen:
         grads = _call(exercise, my_backward, y)
-    if any(e.kind == 'backward_started' for e in log):
+    _untampered(exercise, seen)
+    if seen.engine_backward:
         _wrong(exercise, "the engine's backward ran inside your function.",
                "You ran the engine's backward (y.backward() or chainer.grad), which is what "
                "you are writing here: loop over your order and call each function's own "
