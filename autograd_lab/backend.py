@@ -220,8 +220,10 @@ class GpuDevice(Device):
     def send_array(self, array: Any) -> Any:
         if array is None:
             return None
-        if isinstance(array, self._gpu.array_type) and self._gpu.device_of(array) == self.device_id:
-            return array
+        if isinstance(array, self._gpu.array_type):
+            if self._gpu.device_of(array) == self.device_id:
+                return array
+            return self._gpu.to_device(array, self.device_id)  # a copy from the other GPU
         if isinstance(array, numpy.generic):
             array = numpy.asarray(array)
         if not isinstance(array, numpy.ndarray):

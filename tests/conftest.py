@@ -77,6 +77,16 @@ def fake_gpu() -> Iterator[backend.GpuBackend]:
 
 
 @pytest.fixture
+def strict_gpu() -> Iterator[backend.GpuBackend]:
+    """The fake GPU as strict as CuPy for one test: a NumPy array next to a GPU one, and
+    NumPy taking a GPU array implicitly (np.asarray, np.array), raise TypeError."""
+    from autograd_lab.testing import fake_gpu as fake
+
+    with fake.installed(strict=True) as gpu:
+        yield gpu
+
+
+@pytest.fixture
 def no_gpu() -> Iterator[None]:
     """Register "no GPU backend" (as on a machine without CuPy) for one test."""
     yield from _swap_gpu_backend(None)

@@ -371,6 +371,35 @@ def test_gpu_variable_with_numpy_array_operand_raises(fake_gpu):
         np.ones(3, np.float32) + gpu
 
 
+# ---- the stand-in is as strict as CuPy where NumPy meets a GPU array -------------------------
+
+def test_strict_stand_in_refuses_implicit_conversion(strict_gpu):
+    # CuPy's ndarray is not a NumPy array and NumPy never takes one silently: code that
+    # passes on the stand-in must not depend on a conversion a real GPU refuses
+    a = GpuDevice.from_device_id(0).send(np.array([1.0, 2.0, 3.0], np.float32))
+    assert not isinstance(a, np.ndarray)
+    for convert in (np.asarray, np.array, np.ascontiguousarray,
+                    lambda x: np.array(x, dtype=np.float64), lambda x: np.asarray([x, x])):
+        with pytest.raises(TypeError, match=fake.IMPLICIT_CONVERSION):
+            convert(a)
+    with pytest.raises(TypeError):
+        float(a)  # more than one element: no Python scalar
+    with pytest.raises(TypeError, match='next to a GPU array'):
+        a + np.ones(3, np.float32)
+    # the explicit ways stay open, and stay on the GPU where CuPy's do
+    assert type(a.get()) is np.ndarray and a.get().tolist() == [1.0, 2.0, 3.0]
+    assert type(CpuDevice().send(a)) is np.ndarray
+    assert float(a[1]) == 2.0 and float(a.sum()) == 6.0
+    assert type(np.exp(a)) is fake.FakeGpuArray and type(np.sum(a)) is fake.FakeGpuArray
+    assert type(a * 2 + a) is fake.FakeGpuArray and (a * 2 + a).device_id == 0
+
+
+def test_lenient_stand_in_lets_numpy_compare(fake_gpu):
+    a = GpuDevice.from_device_id(1).send(np.array([1.0, 2.0], np.float32))
+    np.testing.assert_allclose(a, [1.0, 2.0])  # what the tests' lenient fixture is for
+    assert type(np.asarray(a)) is np.ndarray
+
+
 # ---- the fake GPU: forward and backward run there -------------------------------------------
 
 OPS = [

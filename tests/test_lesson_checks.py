@@ -296,6 +296,12 @@ def _to_numpy(how='right'):
             return v.array
         if how == 'get':
             return v.array.get()
+        if how == 'asarray':
+            return np.asarray(v.array)
+        if how == 'np.array':
+            return np.array(v.array, dtype=np.float32)
+        if how == 'float':
+            return np.array([float(v.array)], np.float32)
         return backend.CpuDevice().send(v.array)
     return to_numpy
 
@@ -853,7 +859,11 @@ GPU_CASES = [
     ('exA4_one_hot', _one_hot, [(lambda: _one_hot('numpy'), ['get_array_module'])]),
     ('exA4_to_numpy', _to_numpy, [
         (lambda: _to_numpy('array'), ['CuPy array']),
-        (lambda: _to_numpy('moved'), ['Leave v where it is'])]),
+        (lambda: _to_numpy('moved'), ['Leave v where it is']),
+        # NumPy taking the GPU array implicitly: CuPy refuses, and so does the stand-in
+        (lambda: _to_numpy('asarray'), ['np.* cannot take a GPU array']),
+        (lambda: _to_numpy('np.array'), ['np.* cannot take a GPU array']),
+        (lambda: _to_numpy('float'), ['small input'])]),
     ('ex08_forward', _softsign_class, [
         (lambda: _softsign_class(host=True), ['get_array_module'])]),
     ('ex08_backward', _softsign_class, []),
@@ -922,7 +932,9 @@ def test_device_generic_reference_passes_on_the_gpu_backend(name, reference, wro
 @pytest.mark.parametrize(('name', 'reference', 'wrong', 'words'), GPU_WRONG,
                          ids=_ids(GPU_WRONG))
 def test_numpy_only_code_is_rejected_on_the_gpu_backend(name, reference, wrong, words,
-                                                        fake_gpu):
+                                                        strict_gpu):
+    # a machine with a GPU: the checker uses it as it is (here the stand-in, as strict as
+    # CuPy), and the same NumPy-only answers fail with the same hint
     rejected(checks.ALL[name](wrong()), *words)
 
 

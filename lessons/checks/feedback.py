@@ -388,6 +388,14 @@ def _index(i: Iterable[int]) -> str:
     return '[' + ', '.join(str(int(k)) for k in i) + ']'
 
 
+# NumPy handed a GPU array (np.* on CuPy's arrays): every device exercise's usual slip.
+_IMPLICIT_TO_NUMPY = (
+    TypeError, fake_gpu.IMPLICIT_CONVERSION,
+    'np.* cannot take a GPU array: CuPy refuses to copy it to the CPU behind your back. '
+    'Ask for the module of the array you were given (xp = backend.get_array_module(x)) '
+    'and use xp.* so the code runs where its input lives.')
+
+
 def _call(exercise: str, func: Any, *args: Any,
           known: Iterable[tuple[type, str, str]] = ()) -> Any:
     """Run learner code and return its result; an exception stops the check with feedback
@@ -404,7 +412,7 @@ def _call(exercise: str, func: Any, *args: Any,
     try:
         result = func(*args)
     except Exception as error:  # learner code: report any failure as feedback
-        hint = next((h for kind, text, h in known
+        hint = next((h for kind, text, h in (*known, _IMPLICIT_TO_NUMPY)
                      if isinstance(error, kind) and text in str(error)),
                     'Run it on a small input in a cell of its own to see where.')
         first = str(error).strip().splitlines()[0] if str(error).strip() else ''

@@ -17,6 +17,8 @@ Page helpers for each front end (open a notebook, run it, wait for the widget) a
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import itertools
 import json
 import os
@@ -28,6 +30,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -518,15 +521,60 @@ def open_in_voila(page: Any, server: JupyterServer, notebook: Path, probe: Probe
 
 
 DARK_THEME = 'JupyterLab Dark'
+LIGHT_THEME = 'JupyterLab Light'
+
+
+def use_theme(page: Any, theme: str, timeout: float = 30) -> None:
+    """Switch JupyterLab or Notebook 7 to ``theme`` (the app's own command)."""
+    page.evaluate(f"() => window.jupyterapp.commands.execute('apputils:change-theme', "
+                  f"{{theme: '{theme}'}})")
+    page.wait_for_selector(f'body[data-jp-theme-name="{theme}"]', state='attached',
+                           timeout=timeout * 1000)
+    page.wait_for_timeout(300)  # the theme's stylesheet applies
 
 
 def use_dark_theme(page: Any, timeout: float = 30) -> None:
-    """Switch JupyterLab or Notebook 7 to its dark theme (the app's own command)."""
-    page.evaluate(f"() => window.jupyterapp.commands.execute('apputils:change-theme', "
-                  f"{{theme: '{DARK_THEME}'}})")
-    page.wait_for_selector(f'body[data-jp-theme-name="{DARK_THEME}"]', state='attached',
-                           timeout=timeout * 1000)
-    page.wait_for_timeout(300)  # the theme's stylesheet applies
+    """Switch JupyterLab or Notebook 7 to its dark theme."""
+    use_theme(page, DARK_THEME, timeout)
+
+
+@dataclasses.dataclass(frozen=True)
+class Screen:
+    """Where a test opens its notebook: front end, CSS viewport, pixel ratio and theme."""
+
+    opener: Any
+    viewport: dict
+    scale: float
+    dark: bool
+
+
+#: The two screens the view's look is judged on: a classroom projector in JupyterLab, light;
+#: a 1920x1080 laptop at 150% zoom (a 1280x720 CSS page drawn at 1.5 device pixels per
+#: pixel) in Notebook 7, dark.
+SCREENS = {
+    'lab-1280-light': Screen(open_in_lab, VIEWPORT, 1, False),
+    'notebook7-150-dark': Screen(open_in_notebook7, {'width': 1280, 'height': 720}, 1.5, True),
+}
+
+
+@contextlib.contextmanager
+def opened_on(browser: Any, server: JupyterServer, root: Path, stem: str, cells: list[str],
+              screen: str) -> Iterator[tuple[Any, Probe]]:
+    """A notebook of ``cells`` written under ``root`` and run on ``SCREENS[screen]``: its
+    page and kernel probe.  The theme is set either way, since the lab server keeps the
+    theme an earlier test of the session chose."""
+    where = SCREENS[screen]
+    context = browser.new_context(viewport=where.viewport, device_scale_factor=where.scale)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        notebook, probe_dir = write_notebook(root, stem, cells)
+        probe = Probe(probe_dir)
+        where.opener(page, server, notebook, probe)
+        use_theme(page, DARK_THEME if where.dark else LIGHT_THEME)
+        yield page, probe
+    finally:
+        context.close()
 
 
 def wait_widget_ready(page: Any, timeout: float = 30, index: int = 0) -> Any:

@@ -88,13 +88,6 @@ chain_view''']
 #: or its bottom (it opened with 190 px once).
 BLANK_PX = 40
 
-#: (opener, CSS viewport, device pixel ratio, dark theme)
-SETUPS = {
-    'lab-1280-light': (jh.open_in_lab, {'width': 1280, 'height': 800}, 1, False),
-    # 1920x1080 at 150% zoom: a 1280x720 CSS page drawn at 1.5 device pixels per pixel
-    'notebook7-150-dark': (jh.open_in_notebook7, {'width': 1280, 'height': 720}, 1.5, True),
-}
-
 # Each node's box and the stage's, the overview's and the zoom buttons' (screen px), and
 # the viewport's transform.
 _BOXES = """(root) => {
@@ -146,23 +139,10 @@ def node(widget, probe, expr: str):
     return widget.locator(f'svg.agl-canvas g.node#n{probe.eval(f"uid({expr})")}')
 
 
-@pytest.mark.parametrize('setup', ['lab-1280-light', 'notebook7-150-dark'])
+@pytest.mark.parametrize('setup', list(jh.SCREENS))
 def test_views_open_framed_pan_search_and_fit(chromium, lab_server, notebook_root, setup):
-    opener, viewport, scale, dark = SETUPS[setup]
-    context = chromium.new_context(viewport=viewport, device_scale_factor=scale)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    try:
-        nb, probe_dir = jh.write_notebook(notebook_root, f'framing_{setup}', CELLS)
-        probe = jh.Probe(probe_dir)
-        opener(page, lab_server, nb, probe)
-        if dark:
-            jh.use_dark_theme(page)
-        else:  # the light theme, whatever an earlier test of the session chose
-            page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme',"
-                          " {theme: 'JupyterLab Light'})")
-            page.wait_for_selector('body[data-jp-theme-name="JupyterLab Light"]',
-                                   state='attached')
+    with jh.opened_on(chromium, lab_server, notebook_root, f'framing_{setup}', CELLS,
+                      setup) as (page, probe):
         probe.eval('exec("from autograd_lab.events import uid", globals())')
         cells_js = '() => window.jupyterapp.shell.currentWidget.content.model.cells.length'
         cells = page.evaluate(cells_js)
@@ -260,5 +240,3 @@ def test_views_open_framed_pan_search_and_fit(chromium, lab_server, notebook_roo
         expect(nxt).to_have_count(1)
         assert inside(cb['nodes'][nxt.get_attribute('id')], cb['stage']), 'next not in view'
         assert page.evaluate(cells_js) == cells, 'a key in the view changed the notebook'
-    finally:
-        context.close()

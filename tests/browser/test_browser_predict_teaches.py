@@ -33,27 +33,11 @@ y.name = 'y'
 view = GraphView(y, predict=True)
 view''']
 
-#: (host, opener, CSS viewport, device pixel ratio, dark theme)
-SETUPS = {
-    'lab-1280-light': (jh.open_in_lab, {'width': 1280, 'height': 800}, 1, False),
-    # 1920x1080 at 150% zoom: a 1280x720 CSS page drawn at 1.5 device pixels per pixel
-    'notebook7-150-dark': (jh.open_in_notebook7, {'width': 1280, 'height': 720}, 1.5, True),
-}
-
-
-@pytest.mark.parametrize('setup', list(SETUPS))
+@pytest.mark.parametrize('setup', list(jh.SCREENS))
 def test_harder_mode_held_back_numbers_and_one_why_fold(chromium, lab_server, notebook_root,
                                                         setup):
-    opener, viewport, scale, dark = SETUPS[setup]
-    context = chromium.new_context(viewport=viewport, device_scale_factor=scale)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    try:
-        nb, probe_dir = jh.write_notebook(notebook_root, f'predict_teaches_{setup}', CELLS)
-        probe = jh.Probe(probe_dir)
-        opener(page, lab_server, nb, probe)
-        if dark:
-            jh.use_dark_theme(page)
+    with jh.opened_on(chromium, lab_server, notebook_root, f'predict_teaches_{setup}', CELLS,
+                      setup) as (page, probe):
         widget = jh.wait_widget_ready(page, index=0)
         ledger = widget.locator('.agl-ledger')
 
@@ -114,5 +98,3 @@ def test_harder_mode_held_back_numbers_and_one_why_fold(chromium, lab_server, no
         expect(widget.locator('details.agl-why').first).to_have_attribute('open', '')
         jh.screenshot(page, f'predict-teaches-{setup}-answer')
         assert page.evaluate(cells_js) == cells  # no key pressed in the view cut a cell
-    finally:
-        context.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import math
+import re
 from typing import Any
 
 
@@ -44,6 +45,9 @@ def check(view: Any) -> list[str]:
     """What ``view`` shows that the engine does not hold ([] when all is true)."""
     from autograd_lab import events
     wrong = []
+    # a click the kernel could not act on says so in the status line (inbox.receive)
+    if re.match(r'[A-Z]\w*(Error|Exception): ', view.model.message or ''):
+        wrong.append(f'the status reads an error: {view.model.message[:200]}')
     drawn = {int(k[1:]): cell for k, cell in view.nodes.items() if k[1:].isdigit()}
     own = _graph_ids(view)
     if own:

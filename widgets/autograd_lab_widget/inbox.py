@@ -33,9 +33,10 @@ class WidgetWarning(UserWarning):
     """A message from the browser was malformed or could not be acted on."""
 
 
-def warn(text: str) -> None:
-    """Log ``text`` and warn with it (a WidgetWarning), pointing at the caller's caller."""
-    logger.warning(text)
+def warn(text: str, *, exc_info: bool = False) -> None:
+    """Log ``text`` (with the traceback being handled, if ``exc_info``) and warn with it
+    (a WidgetWarning), pointing at the caller's caller."""
+    logger.warning(text, exc_info=exc_info)
     warnings.warn(text, WidgetWarning, stacklevel=3)
 
 
@@ -50,7 +51,8 @@ def receive(view: Any, content: Any, _buffers: Any = None) -> None:
         ON_MESSAGE[kind](view, payload)
     except Exception as error:  # never let a click raise into the kernel
         view.model.message = f'{type(error).__name__}: {error}'
-        warn(f'could not do {kind} {payload!r:.80}: {error}')
+        # the traceback goes to the kernel's log: a failure here is the view's defect
+        warn(f'could not do {kind} {payload!r:.80}: {error}', exc_info=True)
         view.refresh()
 
 
