@@ -10,15 +10,18 @@ whose Variable is gone is marked gone.
 
 from __future__ import annotations
 
-import gc
 import math
 import re
 from typing import Any
 
 
 def live_views() -> list[Any]:
-    from autograd_lab_widget import GraphView
-    return [v for v in gc.get_objects() if isinstance(v, GraphView) and v.model.following]
+    # Not gc.get_objects(): this runs on the probe's thread, and a list of every object
+    # takes a reference to a tuple the kernel's main thread may be building, which then
+    # fails there with "SystemError: bad argument to internal function" (seen once in
+    # lesson 12's status after Run to end).
+    from autograd_lab_widget import lifetime
+    return lifetime.live_views()
 
 
 def _graph_ids(view: Any) -> set[int]:

@@ -59,6 +59,14 @@ def following(view: Any) -> None:
             old.detach()
 
 
+def live_views() -> list[Any]:
+    """The views following the engine now, oldest first (a copy: safe to read from another
+    thread, unlike ``gc.get_objects()``, which can hand out a tuple another thread is still
+    building and make that thread's ``tuple()`` raise SystemError)."""
+    views = [r() for r in list(_live_views)]
+    return [v for v in views if v is not None and v.model.following]
+
+
 def release(view: Any) -> None:
     """``view`` was just made and no page shows it yet: out of ipywidgets' registry, and
     its connection calls it through a weak reference (see the module docstring).  In
