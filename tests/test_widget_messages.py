@@ -212,7 +212,7 @@ def test_every_message_kind_and_action_the_protocol_allows_has_a_handler():
         {'type': 'select', 'id': 'more'}, {'type': 'guess', 'value': '1'},
         {'type': 'run-to', 'id': 'n1'},
         {'type': 'options', 'options': {}}, {'type': 'action', 'action': 'step'},
-        {'type': 'find', 'text': 'x'})}
+        {'type': 'find', 'text': 'x'}, {'type': 'resync'})}
     assert kinds == set(inbox.ON_MESSAGE)
     for handler in [*inbox.ON_ACTION.values(), *inbox.ON_MESSAGE.values()]:
         assert callable(handler), handler

@@ -22,7 +22,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from autograd_lab_widget import exports, messages
+from autograd_lab_widget import exports, messages, patches
 from autograd_lab_widget.present import shaping
 from autograd_lab_widget.quiz import prediction
 
@@ -191,7 +191,8 @@ def _download(what: str) -> Callable[[Any], None]:
 ON_MESSAGE: dict[str, Callable[[Any, Any], None]] = {
     'hello': _hello, 'select': lambda view, target: view.select(target), 'expand': _expand,
     'more': _more, 'guess': _guess, 'run-to': lambda view, target: view.run_to(target),
-    'options': _options, 'action': _action, 'find': _find}
+    'options': _options, 'action': _action, 'find': _find,
+    'resync': lambda view, _payload: patches.resend(view)}
 #: What each toolbar button does.
 ON_ACTION: dict[str, Callable[[Any], None]] = {
     'back': lambda view: view.back(), 'forward': lambda view: view.forward(),

@@ -176,8 +176,8 @@ def parse(content: Any) -> tuple[str, Any]:
         return 'options', parse_options(content.get('options'))
     if kind == 'find':  # '/' search, then Enter: select the next node it matches
         return 'find', _text(content.get('text'))
-    if kind == 'hello':  # the page asks whether a kernel is behind it (see GraphView)
-        return 'hello', None
+    if kind in ('hello', 'resync'):  # is a kernel behind the page; send the cells whole
+        return kind, None
     raise BadMessage(f'unknown message type {kind!r:.60}')
 
 

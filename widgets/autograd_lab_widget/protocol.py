@@ -51,7 +51,9 @@ PAN_KEYS = {'ArrowLeft': 'pan-left', 'ArrowRight': 'pan-right', 'ArrowUp': 'pan-
 #: The gradient lens's legend, a line each (the page shows it under the graph).
 LENS_LEGEND = lens_words.legend_lines()
 #: Message types the browser sends (``{'type': kind, ...}``) and the kernel answers.
-BROWSER_MESSAGES = ('action', 'select', 'guess', 'run-to', 'options', 'hello', 'find')
+#: ``resync``: the page missed a patch of the cells (see ``patches``) and asks for all.
+BROWSER_MESSAGES = ('action', 'select', 'guess', 'run-to', 'options', 'hello', 'find',
+                    'resync')
 KERNEL_MESSAGES = ('hello', 'download')
 #: A ``select`` message's id for a collapsed Link starts with this (the rest is its path),
 #: and this id asks for more nodes than the cap drawn.

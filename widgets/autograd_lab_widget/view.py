@@ -41,7 +41,7 @@ import traitlets
 from autograd_lab import backend
 
 from autograd_lab_widget import (arguments, bundle, cell_output, exports, framing, inbox,
-                                  lifetime, messages)
+                                  lifetime, messages, patches)
 from autograd_lab_widget.follow import bounds
 from autograd_lab_widget.inbox import WidgetWarning
 from autograd_lab_widget.present import drawing, picture
@@ -93,7 +93,9 @@ class GraphView(anywidget.AnyWidget):
 
     dot = traitlets.Unicode('').tag(sync=True)
     structure_key = traitlets.Unicode('').tag(sync=True)
-    nodes = traitlets.Dict().tag(sync=True)
+    nodes = traitlets.Dict().tag(sync=True)  # all cells; a step sends a patch (``patches``)
+    nodes_version = traitlets.Int(0).tag(sync=True)
+    nodes_patch = traitlets.Dict().tag(sync=True)
     centre = traitlets.Int(None, allow_none=True).tag(sync=True)  # the next function
     #: The node the caller named (its id; any name of it is taken, see ``framing``).
     focus = traitlets.Any(None).tag(sync=True)
@@ -145,7 +147,7 @@ class GraphView(anywidget.AnyWidget):
         model.predict = self.predict
         model.harder = self.harder
         self.static_key = picture.new_key()
-        self._redraws = Redraws()
+        self._redraws, self._patches = Redraws(), patches.Patches()
         self._shown: Any = None  # the graph model last drawn (clicks name its nodes)
         self._lock = threading.RLock()
         self.height = int(height)
@@ -166,8 +168,6 @@ class GraphView(anywidget.AnyWidget):
         model.on_change = changed
         self.on_msg(inbox.receive)
         self.refresh()
-
-    # ---- the model -------------------------------------------------------------------
 
     @property
     def model(self) -> StepModel:
@@ -209,11 +209,11 @@ class GraphView(anywidget.AnyWidget):
                 self.position = scene.position
                 self.status = scene.status
                 self.ledger = scene.ledger
-                self.nodes = frame.nodes
                 self.centre = frame.focus
                 self.orders = scene.orders
                 self.structure_key = frame.key
                 self.dot = frame.dot
+                patches.write(self, frame.key + frame.dot, frame.nodes)
                 self.panel = scene.panel
                 self.selected_id = self._model.selected_id
             self._shown = self._model.state().model

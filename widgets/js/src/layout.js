@@ -91,7 +91,11 @@ export function buildPage() {
   const sideScroll = el('div', 'agl-side-scroll');
   sideScroll.append(ledger, inspect);
   const side = el('div', 'agl-side');
-  side.append(status, sideScroll);
+  // shown while the page waits for the cells whole (a patch was missed, see cells.js)
+  const resync = el('div', 'agl-resync', 'Catching up with the kernel\u2026');
+  resync.setAttribute('role', 'status');
+  resync.hidden = true;
+  side.append(resync, status, sideScroll);
   const stage = el('div', 'agl-stage');
   stage.append(graphBox, side);
   const hint = el('span', 'agl-hint');
@@ -100,6 +104,6 @@ export function buildPage() {
   root.append(style, hideStatic, tools.bar, stage, lens, legend(hint, noKernel));
   return {
     root, hideStatic, tools, stage, graphBox, status, ledger, inspect, sideScroll, hint, noKernel,
-    lensLegend: lens,
+    lensLegend: lens, resync,
   };
 }

@@ -14,6 +14,7 @@ export function messenger(model) {
   const send = (msg) => model.send(msg);
   return {
     hello: () => send(message('hello')),
+    resync: () => send(message('resync')),
     select: (id) => send(message('select', { id })),
     find: (text) => send(message('find', { text: String(text) })),
     runTo: (nodeId) => send(message('run-to', { id: `n${nodeId}` })),

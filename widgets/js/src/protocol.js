@@ -24,7 +24,8 @@ export const BROWSER_MESSAGES = Object.freeze([
   "run-to",
   "options",
   "hello",
-  "find"
+  "find",
+  "resync"
 ]);
 export const KERNEL_MESSAGES = Object.freeze([
   "hello",

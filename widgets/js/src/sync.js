@@ -1,5 +1,6 @@
 // The model's synced traits written onto the page: one function per part of the page,
 // each run once at the start and again on every change of the traits it reads.
+import { cellKeeper } from './cells.js';
 import { el } from './dom.js';
 import { renderInspect } from './inspect.js';
 import { renderLedger, renderStatus } from './ledger.js';
@@ -42,10 +43,15 @@ export function pageSyncers(model, page, graph, send) {
   const syncHeight = () => {
     page.stage.style.height = `${model.get('height')}px`;
   };
-  const syncGraph = () => graph.show({
-    dot: model.get('dot'), key: model.get('structure_key'), nodes: model.get('nodes') || {},
-    focus: model.get('focus') ?? model.get('centre'),
-  });
+  const keepCells = cellKeeper(model, send.resync);
+  const syncGraph = () => {
+    const { nodes, stale } = keepCells();
+    // stale: a patch was missed; the numbers hide until the kernel's answer (cells.js)
+    page.root.dataset.aglStale = stale ? '1' : '0';
+    page.resync.hidden = !stale;
+    graph.show({ dot: model.get('dot'), key: model.get('structure_key'), nodes,
+      focus: model.get('focus') ?? model.get('centre') });
+  };
   const syncFocus = () => graph.frameOn(model.get('focus') ?? model.get('centre'));
   // a node selected (a click, or '/' search and Enter) is brought into view
   const syncSelected = () => {
@@ -101,7 +107,7 @@ export function pageSyncers(model, page, graph, send) {
   };
   // trait -> what shows it
   return {
-    dot: syncGraph, nodes: syncGraph, focus: syncFocus, selected_id: syncSelected, status: syncStatus, ledger: syncStatus, panel: syncPanel,
+    dot: syncGraph, nodes: syncGraph, nodes_version: syncGraph, nodes_patch: syncGraph, focus: syncFocus, selected_id: syncSelected, status: syncStatus, ledger: syncStatus, panel: syncPanel,
     gpu_available: syncDevice, gpu_reason: syncDevice, device: syncDevice,
     options: syncOptions, orders: syncOptions, height: syncHeight, static_key: syncStaticKey,
   };
