@@ -31,6 +31,7 @@ MAIN_PATH: list[str] = [
     '04_non_scalar_outputs',
     '05_backward_order',
     '06_write_backward',
+    '07_build_your_own_engine',  # a scalar engine, a neuron and an MLP of the student's own
     '08_higher_order',
     '09_custom_function_node',   # and finding a planted bug with relative errors
     '10_matrix_backward',        # and a two-layer network by hand

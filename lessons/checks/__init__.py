@@ -53,6 +53,8 @@ from .retain_grad import ex03_released, ex03_h_grad
 from .non_scalar import ex04_sum_sin, ex04_weighted
 from .backward_order import ex05_ranks, ex05_accumulated, ex05_run_to, DIAMOND_VIEW_X
 from .write_backward import ex06_order, ex06_predict, ex06_backward, ex06_engine_order
+from .own_engine import ex07_predict, ex07_engine
+from .own_mlp import ex07_param_count, ex07_mlp, ex07_train, engine_loss, engine_net
 from .higher_order import ex08_no_double, ex08_tanh, ex08_hvp, ex08_newton
 from .function_node import ex09_slope, ex09_forward, ex09_backward
 from .gradient_checking import ex09_rel_error, ex09_bug_where, ex09_fixed, ex09_kink
@@ -107,6 +109,8 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
     'UNCHAIN_X',
     'VERDICTS',
     'Feedback',
+    'engine_loss',
+    'engine_net',
     'ex01_accumulate',
     'ex01_central_difference',
     'ex01_cubic',
@@ -126,6 +130,11 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
     'ex06_engine_order',
     'ex06_order',
     'ex06_predict',
+    'ex07_engine',
+    'ex07_mlp',
+    'ex07_param_count',
+    'ex07_predict',
+    'ex07_train',
     'ex08_hvp',
     'ex08_newton',
     'ex08_no_double',
