@@ -898,10 +898,12 @@ TESTED_IN_BACKPROP = {
     'ex09_bug_where', 'ex09_fixed', 'ex09_kink', 'ex10_mlp_shapes', 'ex10_unbroadcast',
     'ex10_mlp',
 }
+#: Lesson 7's checkers (the learner's own engine): tested in tests/test_lesson_checks_engine.py.
+TESTED_IN_ENGINE = {'ex07_predict', 'ex07_engine', 'ex07_param_count', 'ex07_mlp', 'ex07_train'}
 
 
 def test_every_checker_is_covered_with_five_wrong_answers():
-    assert sorted(name for name, *_ in CASES) == sorted(set(checks.ALL) - TESTED_IN_BACKPROP)
+    assert sorted(name for name, *_ in CASES) == sorted(set(checks.ALL) - TESTED_IN_BACKPROP - TESTED_IN_ENGINE)
     short = {}
     for name, _, wrongs in CASES:
         gpu = sum(len(w) for n, _, w in GPU_CASES if n == name)
@@ -1024,7 +1026,7 @@ def test_strict_mode_raises_for_placeholder(name, monkeypatch):
 #: (checks.feedback._dict_answer).
 DICT_ANSWERS = {
     'ex02_dz': ['g_d', 'g_e', 'g_u', 'g_z'], 'ex05_ranks': ['mul', 'exp', 'sin', 'add'],
-    'ex06_predict': [0.5, -1.0], 'ex09_bug_where': ['input', 'where'],
+    'ex06_predict': [0.5, -1.0], 'ex07_predict': ['a', 'b'], 'ex09_bug_where': ['input', 'where'],
     'ex09_kink': [0.0004, -0.0004], 'ex10_shapes': ['gx', 'gW', 'gb'],
     'ex10_mlp_shapes': ['gW1', 'gb1', 'gh', 'gW2', 'gs'], 'ex12_predict': ['x', 'a'],
 }
@@ -1586,7 +1588,8 @@ def _predictions(path: Path) -> list[dict]:
 PREDICTIONS = {
     'ex01_accumulate', 'ex02_forward', 'ex02_dz', 'ex02_input_grads', 'ex02_gates',
     'ex02_view_predictions', 'ex03_released', 'ex04_weighted', 'ex05_ranks',
-    'ex05_accumulated', 'ex05_run_to', 'ex06_predict', 'ex06_engine_order', 'ex08_no_double',
+    'ex05_accumulated', 'ex05_run_to', 'ex06_predict', 'ex06_engine_order', 'ex07_predict',
+    'ex07_param_count', 'ex08_no_double',
     'ex09_slope', 'ex09_kink', 'ex10_shapes', 'ex10_count', 'ex10_mlp_shapes',
     'ex11_lr_ranking', 'ex12_predict', 'ex12_vanishing', 'ex12_clip_step', 'ex13_predict',
     'exA1_recorded',
