@@ -267,5 +267,6 @@ def test_code_answers_all_have_hidden_tests(plans: dict[str, Plan]) -> None:
             if check.answer is None:
                 continue
             answer = '\n'.join(plan.lesson.answers[check.answer][2])
-            is_code = f'def {check.argument}(' in answer or f'class {check.argument}(' in answer
+            is_code = any(f'{kind} {check.argument}{end}' in answer
+                          for kind, end in (('def', '('), ('class', '('), ('class', ':')))
             assert is_code == (_key(check) in hidden_tests.PROBES), (stem, check.grade_id)
