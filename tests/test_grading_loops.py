@@ -43,6 +43,7 @@ WRONG = {
     'non_scalar.weighted': ['prediction = [2, 4, 6]  # the seed ignored'],
     'backward_order.accumulated': ['h_grad = np.exp(1.0)  # one path only'],
     'write_backward.engine_order': ["engine_order = ['y', 'b', 'v', 'u', 'a']"],
+    'own_engine.predict': ["predicted = {'a': 24.0, 'b': -16.0}  # a's direct path left out"],
     # passes the practice checker (its starts are where f'' > 0), not the hidden test
     'higher_order.newton': ['def newton(x0):  # divides by |f\'\'|: not Newton where f\'\' < 0',
                             '    position, iterates = x0, []',
