@@ -136,6 +136,39 @@ def my_backward(rng: np.random.Generator, name: str) -> HiddenTest:
         hint="on another graph the gradients differ from the engine's")
 
 
+def own_engine(rng: np.random.Generator, name: str) -> HiddenTest:
+    # every operation at drawn points of either sign (** at a negative base too)
+    a, b, c = (rng.uniform(0.3, 1.5, size=3) * rng.choice([-1, 1], size=3)).round(4).tolist()
+    return HiddenTest(
+        setup='\n'.join([
+            f'_a, _b, _c = {name}({a!r}), {name}({b!r}), {name}({c!r})',
+            '_y = ((_a * _b + _c).tanh() * _a - _a / _b + (_c - 1) ** 3 + 2 / _c - -_b) '
+            '* (_a ** 2 - 3 * _b) + 1 - _c',
+            '_y.backward()',
+        ]),
+        expression='_flat(_a.grad, _b.grad, _c.grad, _y.grad)', rtol=1e-9, atol=1e-12,
+        hint=f'on another expression, at a = {a}, b = {b}, c = {c}, the gradients differ')
+
+
+def own_mlp(rng: np.random.Generator, name: str) -> HiddenTest:
+    n_in, sizes = int(rng.integers(2, 5)), [*rng.integers(2, 5, size=2).tolist(), 1]
+    x, seed = rng.uniform(-1, 1, size=n_in).round(4).tolist(), int(rng.integers(0, 2**31))
+    return HiddenTest(
+        setup='\n'.join([
+            f'_m = {name}({n_in}, {sizes!r})',
+            '_p = list(_m.parameters())',
+            '_k = next(k for k, v in vars(type(_p[0])(2.5)).items() if v == 2.5)',
+            f'_r = _np.random.default_rng({seed})',
+            'for _q in _p:',
+            '    setattr(_q, _k, float(_r.uniform(-1, 1)))',
+            f'_out = _m({x!r})',
+            '_out = _out[0] if isinstance(_out, (list, tuple)) else _out',
+            '_out.backward()',
+        ]),
+        expression='_flat(getattr(_out, _k), *[_q.grad for _q in _p])', rtol=1e-9, atol=1e-12,
+        hint=f'for MLP({n_in}, {sizes}) at another input the output or a gradient differs')
+
+
 def newton(rng: np.random.Generator, name: str) -> HiddenTest:
     # a start where f'' < 0 (|x| < 0.7 for the lesson's quartic): the practice checker's
     # starts are where f'' > 0, so a step that divides by |f''| passes it but not this
@@ -259,6 +292,8 @@ PROBES: dict[str, Probe] = {
     'derivatives.central_difference': central_difference,
     'write_backward.order': reverse_order,
     'write_backward.backward': my_backward,
+    'own_engine.engine': own_engine,
+    'own_mlp.mlp': own_mlp,
     'higher_order.newton': newton,
     'function_node.forward': node_forward,
     'function_node.backward': node_backward,

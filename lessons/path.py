@@ -31,18 +31,19 @@ MAIN_PATH: list[str] = [
     '04_non_scalar_outputs',
     '05_backward_order',
     '06_write_backward',
-    '07_higher_order',
-    '08_custom_function_node',   # and finding a planted bug with relative errors
-    '09_matrix_backward',        # and a two-layer network by hand
-    '10_training',               # introduces Parameter, Linear/Chain and the optimizers briefly
-    '11_cutting_the_graph',      # uses 10's Parameter and optimizer
-    '12_deep_nets',              # 11's decay through time, now through layers
+    '07_build_your_own_engine',  # a scalar engine, a neuron and an MLP of the student's own
+    '08_higher_order',
+    '09_custom_function_node',   # and finding a planted bug with relative errors
+    '10_matrix_backward',        # and a two-layer network by hand
+    '11_training',               # introduces Parameter, Linear/Chain and the optimizers briefly
+    '12_cutting_the_graph',      # uses 11's Parameter and optimizer
+    '13_deep_nets',              # 12's decay through time, now through layers
 ]
 
 #: The Chainer API lessons off the backprop path, in order (taken after the main path).
 APPENDIX: list[str] = [
     'A1_no_backprop_mode',
-    'A2_links_and_optimizers',   # the API behind lesson 10's network, in full
+    'A2_links_and_optimizers',   # the API behind lesson 11's network, in full
     'A3_mixed_precision',
     'A4_devices',
 ]

@@ -43,6 +43,7 @@ WRONG = {
     'non_scalar.weighted': ['prediction = [2, 4, 6]  # the seed ignored'],
     'backward_order.accumulated': ['h_grad = np.exp(1.0)  # one path only'],
     'write_backward.engine_order': ["engine_order = ['y', 'b', 'v', 'u', 'a']"],
+    'own_engine.predict': ["predicted = {'a': 24.0, 'b': -16.0}  # a's direct path left out"],
     # passes the practice checker (its starts are where f'' > 0), not the hidden test
     'higher_order.newton': ['def newton(x0):  # divides by |f\'\'|: not Newton where f\'\' < 0',
                             '    position, iterates = x0, []',
@@ -267,5 +268,6 @@ def test_code_answers_all_have_hidden_tests(plans: dict[str, Plan]) -> None:
             if check.answer is None:
                 continue
             answer = '\n'.join(plan.lesson.answers[check.answer][2])
-            is_code = f'def {check.argument}(' in answer or f'class {check.argument}(' in answer
+            is_code = any(f'{kind} {check.argument}{end}' in answer
+                          for kind, end in (('def', '('), ('class', '('), ('class', ':')))
             assert is_code == (_key(check) in hidden_tests.PROBES), (stem, check.grade_id)

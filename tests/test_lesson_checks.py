@@ -630,13 +630,13 @@ CASES = [
         (lambda: _diamond_guess(np.cos(1.0)), ["exercise 5.2's h = 1", 'read it off']),
         (lambda: _diamond_guess(np.cos(H_VIEW), first=np.cos(H_VIEW)), ['one step']),
         (lambda: np.cos(H_VIEW), ['diamond.guess'])]),
-    ('ex07_no_double', lambda: None, [
+    ('ex08_no_double', lambda: None, [
         (lambda: 18.0, ['WITH enable_double_backprop']),
         (lambda: 0, ['None, not 0']),
         (lambda: 27, ['g1 = 3x^2']),
         (lambda: 6, ['without x']),
         (lambda: 'error', ['Nothing raises'])]),
-    ('ex07_tanh', _tanh_derivatives, [
+    ('ex08_tanh', _tanh_derivatives, [
         (lambda: _tanh_derivatives('no-flag'), ['enable_double_backprop=True']),
         (lambda: _tanh_derivatives('same'), ['previous derivative']),
         (lambda: _tanh_derivatives('accumulate'), ['accumulate']),
@@ -644,13 +644,13 @@ CASES = [
         (lambda: [np.tanh(0.5), *_tanh_derivatives()[:2]], ['tanh(x) itself']),
         (lambda: [_tanh_derivatives()[0], -_tanh_derivatives()[1], -_tanh_derivatives()[2]],
          ['Sign'])]),
-    ('ex07_hvp', _hvp, [
+    ('ex08_hvp', _hvp, [
         (lambda: np.array([4.0, 13.0]), ['gradient of f']),
         (lambda: 4.0, ['a number']),
         (lambda: _hvp((0.0, 1.0)), ['v = [1, 0]']),
         (lambda: np.array([[4.0, 2.0], [2.0, 12.0]]), ['whole Hessian']),
         (lambda: np.array([4.0, 0.0]), ['mixed derivative'])]),
-    ('ex07_newton', lambda: _newton(lambda x, f, d1, d2: x - d1 / d2), [
+    ('ex08_newton', lambda: _newton(lambda x, f, d1, d2: x - d1 / d2), [
         (lambda: _newton(lambda x, f, d1, d2: x - f / d1), ['root of f itself']),
         (lambda: lambda x0: [1.5], ['10 steps']),
         (lambda: _newton(lambda x, f, d1, d2: x + d1 / d2), ['uphill']),
@@ -660,7 +660,7 @@ CASES = [
         (lambda: _newton(lambda x, f, d1, d2: x - d1 / d2, by_hand=True), ['chainer.grad']),
         (lambda: lambda x0: [x0, *_newton(lambda x, f, d1, d2: x - d1 / d2)(x0)],
          ['not the start'])]),
-    ('ex11_predict', lambda: {'x': None, 'a': 1.5}, [
+    ('ex12_predict', lambda: {'x': None, 'a': 1.5}, [
         (lambda: {'x': 4.5, 'a': 1.5}, ['unchain']),
         (lambda: {'x': None, 'a': 0.75}, ['fan-out']),
         (lambda: {'x': None, 'a': 4.5}, ['x.grad']),
@@ -668,20 +668,20 @@ CASES = [
         (lambda: {'x': None, 'a': 3.0}, ['da/dx']),
         (lambda: {'x': None, 'a': 0.5625}, ['the value']),
         (lambda: {'x': None, 'a': 0}, ['BEHIND'])]),
-    ('ex11_truncated', _train_truncated, [
+    ('ex12_truncated', _train_truncated, [
         (lambda: _train_truncated(cut=False), ['never cut']),
         (lambda: _train_truncated(keep_h=False), ['keeps its value']),
         (lambda: _train_truncated(clear=True), ['last chunk']),
         (lambda: lambda xs, targets, w0, k: checks.rnn_grad(xs, targets, w0, 1),
          ['every k steps']),
         (lambda: lambda xs, targets, w0, k: 0.0, ['backward() first'])]),
-    ('ex11_vanishing', lambda: {0.5: 0.5**10, 1.5: 1.5**10}, [
+    ('ex12_vanishing', lambda: {0.5: 0.5**10, 1.5: 1.5**10}, [
         (lambda: {0.5: 5.0, 1.5: 15.0}, ['not 10 * w']),
         (lambda: {0.5: 0.5**9, 1.5: 1.5**9}, ['ten factors']),
         (lambda: {'0.5': 0.5**11, '1.5': 1.5**11}, ['ten factors']),
         (lambda: {0.5: 2.0**10, 1.5: 1.5**-10}, ['not 1/w']),
         (lambda: {0.5: 1, 1.5: 1}, ['ten steps change it'])]),
-    ('ex11_clip_step', lambda: {1.0: 0.1, 5.0: 0.5}, [
+    ('ex12_clip_step', lambda: {1.0: 0.1, 5.0: 0.5}, [
         (lambda: {1.0: 1.0, 5.0: 5.0}, ['lr times']),
         (lambda: {1.0: 10.0, 5.0: 50.0}, ['do not divide']),
         (lambda: {1.0: 0, 5.0: 0}, ['never makes it zero']),
@@ -689,7 +689,7 @@ CASES = [
         (lambda: {1.0: 0.1, 5.0: 0.1}, ['threshold matters']),
         (lambda: {1.0: 0.1, 5.0: 2.5}, ['not at its square']),
         (lambda: 0.1, ['One entry per name'])]),
-    ('ex12_predict', lambda: {'small': 'vanishing', 'standard normal': 'exploding',
+    ('ex13_predict', lambda: {'small': 'vanishing', 'standard normal': 'exploding',
                               'xavier': 'even'}, [
         (lambda: {'small': 'vanishing', 'standard normal': 'vanishing', 'xavier': 'even'},
          ['which wins']),
@@ -702,7 +702,7 @@ CASES = [
         (lambda: {'small': 'vanishing', 'standard normal': 'big', 'xavier': 'even'},
          ['one of']),
         (lambda: {'small': 'vanishing', 'xavier': 'even'}, ['one of'])]),
-    ('ex12_sigmoid_bound', lambda: {5: 0.25**5, 10: 0.25**10}, [
+    ('ex13_sigmoid_bound', lambda: {5: 0.25**5, 10: 0.25**10}, [
         (lambda: {5: 0.5**5, 10: 0.5**10}, ['the value']),
         (lambda: {5: 1.0, 10: 1.0}, ["tanh's slope"]),
         (lambda: {5: 1.25, 10: 2.5}, ['multiplies the slopes']),
@@ -711,7 +711,7 @@ CASES = [
         (lambda: {5: 0.25**5}, ['One entry per name']),
         # the chain's true maximum (inner sigmoids output (0, 1)): right, not the bound
         (lambda: {5: 6.81e-4, 10: 3.90e-7}, ['sharper than asked'])]),
-    ('ex12_init_std', lambda: {'tanh': 0.125, 'relu': np.sqrt(2 / 64)}, [
+    ('ex13_init_std', lambda: {'tanh': 0.125, 'relu': np.sqrt(2 / 64)}, [
         (lambda: {'tanh': 1 / 64, 'relu': 2 / 64}, ['variances']),
         (lambda: {'tanh': np.sqrt(1 / 16), 'relu': np.sqrt(2 / 64)}, ['Fan-in']),
         (lambda: {'tanh': 0.125, 'relu': np.sqrt(2 / 16)}, ['Fan-in']),
@@ -734,7 +734,7 @@ CASES = [
         (lambda: _predict('numpy'), ['model itself']),
         (lambda: _predict('test-mode'), ['recording switched off']),
         (lambda: _predict('array'), ['as a Variable'])]),
-    ('ex10_lr_ranking', lambda: [0.3, 0.01, 3.0], [
+    ('ex11_lr_ranking', lambda: [0.3, 0.01, 3.0], [
         (lambda: [0.01, 0.3, 3.0], ['safe but slow']),
         (lambda: [3.0, 0.3, 0.01], ['overshoots']),
         (lambda: [0.3, 3.0, 0.01], ['stuck guessing']),
@@ -747,7 +747,7 @@ CASES = [
         (lambda: 64 * 32 + 32, ['first layer']),
         (lambda: 64 * 32 + 64 + 32 * 10 + 32, ['each output']),
         (lambda: 64 * 32 * 10, ['do not multiply'])]),
-    ('ex10_train_step', _train_step, [
+    ('ex11_train_step', _train_step, [
         (lambda: _train_step(clear=False), ['cleargrads() before loss.backward()']),
         (lambda: _train_step(update=False), ['optimizer.update()']),
         (lambda: _train_step(clear_between=True), ['not between']),
@@ -792,25 +792,25 @@ CASES = [
         (lambda: _to_numpy('variable'), ['Return its array']),
         (lambda: _to_numpy('get'), ['.get() exists only on CuPy arrays']),
         (lambda: lambda v: v.array.tolist(), ['CPU device'])]),
-    ('ex08_backward', _softsign_class, [
+    ('ex09_backward', _softsign_class, [
         (lambda: _softsign_class(1), ['square the denominator']),
         (lambda: _softsign_class(backward_abs=False), ['Keep the absolute value']),
         (lambda: _softsign_class(times_gy=False), ['by gy']),
         (lambda: _softsign_class(variables=False), ['F functions']),
         (lambda: _softsign_class(through_itself=True), ['chainer.grad', 'yourself'])]),
-    ('ex08_forward', _softsign_class, [
+    ('ex09_forward', _softsign_class, [
         (lambda: _softsign_class(use_abs=False), ['xp.abs']),
         (lambda: _softsign_class(abs_all=True), ['sign of x']),
         (lambda: _softsign_class(tuple_out=False), ['comma']),
         (lambda: _softsign_class(numerator_one=True), ['numerator']),
         (lambda: _softsign_class(minus=True), ['Sign'])]),
-    ('ex08_slope', lambda: 0.25, [
+    ('ex09_slope', lambda: 0.25, [
         (lambda: 0.5, ['Square the denominator']),
         (lambda: -0.25, ['positive everywhere']),
         (lambda: -0.5, ['the value']),
         (lambda: float('inf'), ['keep the absolute value']),
         (lambda: 4.0, ['1 over it'])]),
-    ('ex09_count', lambda: {'reverse': 30000, 'forward': 3010000}, [
+    ('ex10_count', lambda: {'reverse': 30000, 'forward': 3010000}, [
         (lambda: {'reverse': 3010000, 'forward': 30000}, ['other way round']),
         (lambda: {'reverse': 30000, 'forward': 30000}, ['ONE input direction']),
         (lambda: {'reverse': 3000000, 'forward': 3010000}, ['vector times a matrix']),
@@ -820,7 +820,7 @@ CASES = [
         (lambda: {'reverse': 20000, 'forward': 3010000}, ['D of them']),
         (lambda: {'reverse': 30100, 'forward': 3010000}, ['costs nothing']),
         (lambda: {'reverse': 30000.5, 'forward': 3010000}, ['p*q*r'])]),
-    ('ex09_linear', _linear_class, [
+    ('ex10_linear', _linear_class, [
         (lambda: _linear_class('gb-not-summed'), ['add the rows up']),
         (lambda: _linear_class('gW-transposed'), ['transposed how']),
         (lambda: _linear_class('gb-mean'), ['not the mean']),
@@ -833,14 +833,14 @@ CASES = [
         (lambda: _linear_class('library-backward'), ["library's own", 'F.matmul']),
         (lambda: _linear_class('chainer-grad'), ['chainer.grad', 'F.matmul']),
         (lambda: _linear_class('F.linear'), ["library's own", 'F.matmul'])]),
-    ('ex09_shapes', lambda: {'gx': (4, 3), 'gW': (2, 3), 'gb': (2,)}, [
+    ('ex10_shapes', lambda: {'gx': (4, 3), 'gW': (2, 3), 'gb': (2,)}, [
         (lambda: {'gx': (4, 3), 'gW': (3, 2), 'gb': (2,)}, ['transposed', 'W itself']),
         (lambda: {'gx': (4, 3), 'gW': (2, 3), 'gb': (4, 2)}, ['shared by every row']),
         (lambda: {'gx': (4, 2), 'gW': (2, 3), 'gb': (2,)}, ['shape of gy']),
         (lambda: {'gx': (3, 4), 'gW': (2, 3), 'gb': (2,)}, ['transposed', 'x itself']),
         (lambda: {'gx': (4, 3), 'gW': (2, 3), 'gb': (1, 2)}, ['1 axis']),
         (lambda: {'gx': (4, 3), 'gW': (2, 4), 'gb': (2,)}, ['shape of W'])]),
-    ('ex09_softmax_ce', _softmax_class, [
+    ('ex10_softmax_ce', _softmax_class, [
         (lambda: _softmax_class('no-mean'), ['divide by N']),
         (lambda: _softmax_class('sign'), ['p - onehot']),
         (lambda: _softmax_class('no-gy'), ['incoming gradient']),
@@ -864,11 +864,11 @@ GPU_CASES = [
         (lambda: _to_numpy('asarray'), ['np.* cannot take a GPU array']),
         (lambda: _to_numpy('np.array'), ['np.* cannot take a GPU array']),
         (lambda: _to_numpy('float'), ['small input'])]),
-    ('ex08_forward', _softsign_class, [
+    ('ex09_forward', _softsign_class, [
         (lambda: _softsign_class(host=True), ['get_array_module'])]),
-    ('ex08_backward', _softsign_class, []),
-    ('ex09_linear', _linear_class, []),
-    ('ex09_softmax_ce', _softmax_class, [
+    ('ex09_backward', _softsign_class, []),
+    ('ex10_linear', _linear_class, []),
+    ('ex10_softmax_ce', _softmax_class, [
         (lambda: _softmax_class('numpy'), ['same device as x'])]),
 ]
 
@@ -891,17 +891,20 @@ WRONG = _wrong_cases(CASES)
 GPU_WRONG = _wrong_cases(GPU_CASES)
 
 
-#: The checkers of the exercises where students write backprop themselves (lessons 6, 8
-#: and 9): their accept/reject tests are in tests/test_lesson_checks_backprop.py.
+#: The checkers of the exercises where students write backprop themselves (lessons 6, 9
+#: and 10): their accept/reject tests are in tests/test_lesson_checks_backprop.py.
 TESTED_IN_BACKPROP = {
-    'ex06_order', 'ex06_predict', 'ex06_backward', 'ex06_engine_order', 'ex08_rel_error',
-    'ex08_bug_where', 'ex08_fixed', 'ex08_kink', 'ex09_mlp_shapes', 'ex09_unbroadcast',
-    'ex09_mlp',
+    'ex06_order', 'ex06_predict', 'ex06_backward', 'ex06_engine_order', 'ex09_rel_error',
+    'ex09_bug_where', 'ex09_fixed', 'ex09_kink', 'ex10_mlp_shapes', 'ex10_unbroadcast',
+    'ex10_mlp',
 }
+#: Lesson 7's checkers (the learner's own engine): tested in tests/test_lesson_checks_engine.py.
+TESTED_IN_ENGINE = {'ex07_predict', 'ex07_engine', 'ex07_param_count', 'ex07_mlp', 'ex07_train'}
 
 
 def test_every_checker_is_covered_with_five_wrong_answers():
-    assert sorted(name for name, *_ in CASES) == sorted(set(checks.ALL) - TESTED_IN_BACKPROP)
+    tested_elsewhere = TESTED_IN_BACKPROP | TESTED_IN_ENGINE
+    assert sorted(name for name, *_ in CASES) == sorted(set(checks.ALL) - tested_elsewhere)
     short = {}
     for name, _, wrongs in CASES:
         gpu = sum(len(w) for n, _, w in GPU_CASES if n == name)
@@ -961,7 +964,7 @@ def test_a_backward_that_applies_its_own_class_is_rejected():
             x, = self.get_retained_inputs()
             y, = Softsign().apply((x,))           # its own forward, inside its backward
             return grad_outputs[0] * (1 - F.absolute(y)) ** 2,   # (1 - |y|)^2 is the slope
-    rejected(checks.ex08_backward(Softsign), 'Applying Softsign inside its own backward')
+    rejected(checks.ex09_backward(Softsign), 'Applying Softsign inside its own backward')
 
 
 def test_backward_is_checked_at_negative_points():
@@ -972,20 +975,20 @@ def test_backward_is_checked_at_negative_points():
     y.grad = np.ones(3)
     y.backward()
     np.testing.assert_allclose(x.grad, 1 / (1 + np.abs(x.array)) ** 2)
-    rejected(checks.ex08_backward(only_positive), 'absolute value')
+    rejected(checks.ex09_backward(only_positive), 'absolute value')
 
 
 def test_checkers_leave_the_learners_random_state_alone():
     np.random.seed(123)
     expected = np.random.random()
     np.random.seed(123)
-    checks.ex08_backward(_softsign_class())
-    checks.ex09_linear(_linear_class())
+    checks.ex09_backward(_softsign_class())
+    checks.ex10_linear(_linear_class())
     assert np.random.random() == expected
 
 
 def test_a_stub_backward_is_not_done_yet():
-    fb = checks.ex09_linear(_linear_class('stub'))
+    fb = checks.ex10_linear(_linear_class('stub'))
     assert fb.status == 'todo' and 'backward' in fb.message
 
 
@@ -1024,9 +1027,9 @@ def test_strict_mode_raises_for_placeholder(name, monkeypatch):
 #: (checks.feedback._dict_answer).
 DICT_ANSWERS = {
     'ex02_dz': ['g_d', 'g_e', 'g_u', 'g_z'], 'ex05_ranks': ['mul', 'exp', 'sin', 'add'],
-    'ex06_predict': [0.5, -1.0], 'ex08_bug_where': ['input', 'where'],
-    'ex08_kink': [0.0004, -0.0004], 'ex09_shapes': ['gx', 'gW', 'gb'],
-    'ex09_mlp_shapes': ['gW1', 'gb1', 'gh', 'gW2', 'gs'], 'ex11_predict': ['x', 'a'],
+    'ex06_predict': [0.5, -1.0], 'ex07_predict': ['a', 'b'], 'ex09_bug_where': ['input', 'where'],
+    'ex09_kink': [0.0004, -0.0004], 'ex10_shapes': ['gx', 'gW', 'gb'],
+    'ex10_mlp_shapes': ['gW1', 'gb1', 'gh', 'gW2', 'gs'], 'ex12_predict': ['x', 'a'],
 }
 
 
@@ -1105,16 +1108,16 @@ def _said(fb):
 
 
 def test_shapes_feedback_names_the_slip_not_the_shapes(capsys):
-    fb = checks.ex09_shapes({'gx': (4, 3), 'gW': (3, 2), 'gb': (4, 2)})
+    fb = checks.ex10_shapes({'gx': (4, 3), 'gW': (3, 2), 'gb': (4, 2)})
     rejected(fb, 'transposed', 'shared by every row')
     assert '(2, 3)' not in _said(fb) and '(2,)' not in _said(fb)
-    checks.show_answer('ex09_shapes')
+    checks.show_answer('ex10_shapes')
     assert "'gW': (2, 3)" in capsys.readouterr().out
 
 
 def test_linear_feedback_does_not_print_the_formula():
     for how in ('gb-not-summed', 'gW-transposed', 'gb-mean', 'gW-without-gy'):
-        fb = checks.ex09_linear(_linear_class(how))
+        fb = checks.ex10_linear(_linear_class(how))
         assert 'F.sum(gy, axis=0)' not in _said(fb) and 'gy^T x' not in _said(fb), how
 
 
@@ -1159,7 +1162,7 @@ def test_feedback_reports_shape_and_type_errors():
 def test_learner_exceptions_become_feedback():
     def broken(xs, targets, w0, k):
         raise ZeroDivisionError('boom')
-    fb = checks.ex11_truncated(broken)
+    fb = checks.ex12_truncated(broken)
     assert fb.status == 'wrong' and 'ZeroDivisionError: boom' in fb.message
 
 
@@ -1327,12 +1330,12 @@ def test_lesson_5_run_to_stops_with_sin_next_after_exp():
 
 
 def test_lesson_7_8_11_A2_views_as_described():
-    _, (view,) = _lesson_views('07_higher_order', upto='view = GraphView(y, enable')
+    _, (view,) = _lesson_views('08_higher_order', upto='view = GraphView(y, enable')
     assert view.orders == [0] and view.status['step'] == 0   # the student steps it
     view.step()
     assert view.orders == [0, 1] and 'dashed' in view.to_dot()
     assert _cells(view)['x']['grad'] == '12.0'
-    _, views = _lesson_views('11_cutting_the_graph', upto='view.unchain(a')
+    _, views = _lesson_views('12_cutting_the_graph', upto='view.unchain(a')
     assert views[-1].status['total'] == 2                 # "only sin and the multiply"
     assert 'class="edge-cut"' in views[-1].to_dot()
     # A2: "which parameters receive their gradients first?": l2's, at the second step
@@ -1346,7 +1349,7 @@ def test_lesson_7_8_11_A2_views_as_described():
     assert model.l2.W.grad is not None and model.l2.b.grad is not None
     assert model.l1.W.grad is None and model.l1.b.grad is None
     # 8: predict what Cube's backward sends: the ledger cannot give its rule
-    _, (view,) = _lesson_views('08_custom_function_node', upto='cube_view.predict = True')
+    _, (view,) = _lesson_views('09_custom_function_node', upto='cube_view.predict = True')
     assert view.predict and view.status['step'] == 0
     assert str(view.guess([1.0, 1.0])).startswith('Right!')        # sum sends ones to y
     assert _ledger(view)['Next: f1 (Cube)']['rule'] == 'Cube: see its backward()'
@@ -1368,7 +1371,7 @@ def test_lesson_4_the_seed_is_read_off_the_view():
 
 
 def test_lesson_11_decay_through_time_is_read_off_the_view():
-    ns, views = _lesson_views('11_cutting_the_graph', upto='through_time = GraphView')
+    ns, views = _lesson_views('12_cutting_the_graph', upto='through_time = GraphView')
     view = views[-1]
     view.run()
     # L = h4: each step back through time halves the gradient (w = 0.5)
@@ -1465,7 +1468,7 @@ def test_lesson_1_float32_and_float64_central_differences():
 
 
 def test_lesson_11_rnn_learns_gradients_vanish_explode_and_clipping_saves_training():
-    ns = run_lesson('11_cutting_the_graph')
+    ns = run_lesson('12_cutting_the_graph')
     for k, (w, u, curve, _) in ns['results'].items():
         assert (w, u) == pytest.approx((0.7, 0.9), abs=2e-3), k      # the hidden weights
         assert curve[-1] < 1e-3 * ns['baseline']                     # far below "always 0"
@@ -1494,7 +1497,7 @@ def test_lesson_11_rnn_learns_gradients_vanish_explode_and_clipping_saves_traini
 
 
 def test_lesson_10_curves_and_the_learning_rate_ranking():
-    ns = run_lesson('10_training', upto='hidden ReLUs that stay 0')
+    ns = run_lesson('11_training', upto='hidden ReLUs that stay 0')
     assert ns['measured'] == checks.LR_RANKING
     assert ns['val_curve'][-1] > ns['train_curve'][-1]            # the gap
     assert ns['train_curve'][0] > ns['val_curve'][0]              # "lies above" at first
@@ -1519,7 +1522,7 @@ def test_lesson_A3_float16_facts():
 
 
 def test_lesson_9_counts_equal_the_predicted_formula():
-    ns = run_lesson('09_matrix_backward')
+    ns = run_lesson('10_matrix_backward')
     m, depth = checks.COUNT['m'], checks.COUNT['D']
     assert ns['reverse_ops'] == depth * m * m
     assert ns['forward_ops'] == depth * m**3 + m * m
@@ -1586,9 +1589,10 @@ def _predictions(path: Path) -> list[dict]:
 PREDICTIONS = {
     'ex01_accumulate', 'ex02_forward', 'ex02_dz', 'ex02_input_grads', 'ex02_gates',
     'ex02_view_predictions', 'ex03_released', 'ex04_weighted', 'ex05_ranks',
-    'ex05_accumulated', 'ex05_run_to', 'ex06_predict', 'ex06_engine_order', 'ex07_no_double',
-    'ex08_slope', 'ex08_kink', 'ex09_shapes', 'ex09_count', 'ex09_mlp_shapes',
-    'ex10_lr_ranking', 'ex11_predict', 'ex11_vanishing', 'ex11_clip_step', 'ex12_predict',
+    'ex05_accumulated', 'ex05_run_to', 'ex06_predict', 'ex06_engine_order', 'ex07_predict',
+    'ex07_param_count', 'ex08_no_double',
+    'ex09_slope', 'ex09_kink', 'ex10_shapes', 'ex10_count', 'ex10_mlp_shapes',
+    'ex11_lr_ranking', 'ex12_predict', 'ex12_vanishing', 'ex12_clip_step', 'ex13_predict',
     'exA1_recorded',
     'exA2_param_count', 'exA3_zero_in_float16', 'exA4_stays_on_gpu',
 }
@@ -1616,12 +1620,12 @@ def test_lesson_one_uses_the_tutorial_example():
 @pytest.mark.parametrize(('lesson', 'check', 'answer_words'), [
     # 1.2: a second backward adds to x.grad
     ('01_variables_and_derivatives', 'checks.ex01_accumulate(', 'adds its result'),
-    # 8.1: softsign's derivative
-    ('08_custom_function_node', 'checks.ex08_slope(', '{(1 + |x|)^2}'),
-    # 11.2: the truncated-BPTT loop (the demo's run() holds it, with the update)
-    ('11_cutting_the_graph', 'checks.ex11_truncated(', 'def run(k'),
-    # 12.3: the variance rules it asks for
-    ('12_deep_nets', 'checks.ex12_init_std(', 'Var}(W) = 1/n_'),
+    # 9.1: softsign's derivative
+    ('09_custom_function_node', 'checks.ex09_slope(', '{(1 + |x|)^2}'),
+    # 12.2: the truncated-BPTT loop (the demo's run() holds it, with the update)
+    ('12_cutting_the_graph', 'checks.ex12_truncated(', 'def run(k'),
+    # 13.3: the variance rules it asks for
+    ('13_deep_nets', 'checks.ex13_init_std(', 'Var}(W) = 1/n_'),
 ])
 def test_a_question_is_not_answered_above_it(lesson, check, answer_words):
     """The text that answers an exercise comes after its check cell, never before."""
@@ -1633,9 +1637,9 @@ def test_a_question_is_not_answered_above_it(lesson, check, answer_words):
 
 
 @pytest.mark.parametrize(('name', 'answer'), [
-    ('ex11_clip_step', {1: 0.1, 5: 0.5}),                    # keys 1.0 and 5.0, as ints
-    ('ex11_clip_step', {'1': 0.1, '5.0': 0.5}),              # ... and as text
-    ('ex12_sigmoid_bound', {5.0: 0.25**5, '10': 0.25**10}),  # keys 5 and 10
+    ('ex12_clip_step', {1: 0.1, 5: 0.5}),                    # keys 1.0 and 5.0, as ints
+    ('ex12_clip_step', {'1': 0.1, '5.0': 0.5}),              # ... and as text
+    ('ex13_sigmoid_bound', {5.0: 0.25**5, '10': 0.25**10}),  # keys 5 and 10
     ('ex06_predict', {'0.5': 8.8776, -1: -3.4597}),          # keys 0.5 and -1.0
 ])
 def test_dict_answers_compare_keys_by_value(name, answer):
@@ -1643,4 +1647,4 @@ def test_dict_answers_compare_keys_by_value(name, answer):
 
 
 def test_two_keys_meaning_one_are_refused():
-    rejected(checks.ex11_clip_step({1: 0.1, '1.0': 0.1, 5: 0.5}), 'One entry per name')
+    rejected(checks.ex12_clip_step({1: 0.1, '1.0': 0.1, 5: 0.5}), 'One entry per name')

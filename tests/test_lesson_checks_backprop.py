@@ -1,6 +1,6 @@
 """The checkers of the exercises where students write backprop themselves: lesson 6
-(write backward yourself), lesson 8's gradient checking (relative error, find the bug,
-kinks) and lesson 9's two-layer network by hand.
+(write backward yourself), lesson 9's gradient checking (relative error, find the bug,
+kinks) and lesson 10's two-layer network by hand.
 
 Each checker accepts the reference answer (the code of lessons/solutions/) and rejects at
 least five plausible wrong answers, each with a hint that names the mistake and does not
@@ -272,7 +272,7 @@ def test_engine_order_is_the_steppers():
     assert engine_order() == ['y', 'b', 'v', 'a', 'u']
 
 
-# ---- lesson 8: relative error, find the bug, kinks -----------------------------------------
+# ---- lesson 9: relative error, find the bug, kinks -----------------------------------------
 
 def _rel_error(how='right'):
     def rel_error(a, b, tiny=1e-12):
@@ -298,26 +298,26 @@ def _rel_error(how='right'):
 
 
 def test_ex08_rel_error():
-    accepted(checks.ex08_rel_error(_rel_error()))
-    assert checks.ex08_rel_error(...).status == 'todo'
+    accepted(checks.ex09_rel_error(_rel_error()))
+    assert checks.ex09_rel_error(...).status == 'todo'
     for how, words in [('absolute', ['absolute difference']), ('by_a', ['|a| only']),
                        ('by_sum', ['|a| + |b|']), ('global', ['element by element']),
                        ('mean', ['mean']), ('no_tiny', ['nan', 'tiny']),
                        ('no_abs', ['absolute values'])]:
-        rejected(checks.ex08_rel_error(_rel_error(how)), *words)
-    rejected(checks.ex08_rel_error(lambda a, b: [1, 2]), 'one number')
+        rejected(checks.ex09_rel_error(_rel_error(how)), *words)
+    rejected(checks.ex09_rel_error(lambda a, b: [1, 2]), 'one number')
 
 
 def test_ex08_bug_where():
-    accepted(checks.ex08_bug_where({'input': 'x', 'where': 'x < 0'}))
-    accepted(checks.ex08_bug_where({'input': 'x', 'where': 'x<0'}))
-    assert checks.ex08_bug_where({'input': ..., 'where': ...}).status == 'todo'
-    rejected(checks.ex08_bug_where({'input': 'w', 'where': 'x < 0'}), 'column')
-    rejected(checks.ex08_bug_where({'input': 'x', 'where': 'everywhere'}), 'row by row')
-    rejected(checks.ex08_bug_where({'input': 'x', 'where': 'x > 0'}), 'row by row')
-    rejected(checks.ex08_bug_where({'input': 'w', 'where': 'everywhere'}), 'column')
-    rejected(checks.ex08_bug_where({'input': 'y', 'where': 'x < 0'}), 'table')
-    rejected(checks.ex08_bug_where('x'), "'input'", "'where'")
+    accepted(checks.ex09_bug_where({'input': 'x', 'where': 'x < 0'}))
+    accepted(checks.ex09_bug_where({'input': 'x', 'where': 'x<0'}))
+    assert checks.ex09_bug_where({'input': ..., 'where': ...}).status == 'todo'
+    rejected(checks.ex09_bug_where({'input': 'w', 'where': 'x < 0'}), 'column')
+    rejected(checks.ex09_bug_where({'input': 'x', 'where': 'everywhere'}), 'row by row')
+    rejected(checks.ex09_bug_where({'input': 'x', 'where': 'x > 0'}), 'row by row')
+    rejected(checks.ex09_bug_where({'input': 'w', 'where': 'everywhere'}), 'column')
+    rejected(checks.ex09_bug_where({'input': 'y', 'where': 'x < 0'}), 'table')
+    rejected(checks.ex09_bug_where('x'), "'input'", "'where'")
 
 
 def _log_abs_class(how='right'):
@@ -353,50 +353,50 @@ def _log_abs_class(how='right'):
 
 
 def test_ex08_fixed():
-    accepted(checks.ex08_fixed(_log_abs_class()))
-    assert checks.ex08_fixed(...).status == 'todo'
-    rejected(checks.ex08_fixed(_log_abs_class('planted')), 'gx', 'x < 0', 'sign(x)')
-    rejected(checks.ex08_fixed(_log_abs_class('x')), 'gx', 'local derivative')
-    rejected(checks.ex08_fixed(_log_abs_class('square')), 'gx', 'local derivative')
-    rejected(checks.ex08_fixed(_log_abs_class('no_gy')), 'gx', 'gy times')
-    rejected(checks.ex08_fixed(_log_abs_class('gw_no_gy')), 'gw', 'gy times')
-    rejected(checks.ex08_fixed(_log_abs_class('swapped')), 'gx', 'local derivative')
-    rejected(checks.ex08_fixed(_log_abs_class('autodiff')), 'chainer.grad of the forward')
-    rejected(checks.ex08_fixed(_log_abs_class('numpy')), 'constant to the engine')
-    rejected(checks.ex08_fixed(object), 'FunctionNode')
+    accepted(checks.ex09_fixed(_log_abs_class()))
+    assert checks.ex09_fixed(...).status == 'todo'
+    rejected(checks.ex09_fixed(_log_abs_class('planted')), 'gx', 'x < 0', 'sign(x)')
+    rejected(checks.ex09_fixed(_log_abs_class('x')), 'gx', 'local derivative')
+    rejected(checks.ex09_fixed(_log_abs_class('square')), 'gx', 'local derivative')
+    rejected(checks.ex09_fixed(_log_abs_class('no_gy')), 'gx', 'gy times')
+    rejected(checks.ex09_fixed(_log_abs_class('gw_no_gy')), 'gw', 'gy times')
+    rejected(checks.ex09_fixed(_log_abs_class('swapped')), 'gx', 'local derivative')
+    rejected(checks.ex09_fixed(_log_abs_class('autodiff')), 'chainer.grad of the forward')
+    rejected(checks.ex09_fixed(_log_abs_class('numpy')), 'constant to the engine')
+    rejected(checks.ex09_fixed(object), 'FunctionNode')
 
 
 def test_ex08_kink():
-    accepted(checks.ex08_kink({0.0004: 0.7, -0.0004: 0.3}))
-    assert checks.ex08_kink({0.0004: ..., -0.0004: ...}).status == 'todo'
+    accepted(checks.ex09_kink({0.0004: 0.7, -0.0004: 0.3}))
+    assert checks.ex09_kink({0.0004: ..., -0.0004: ...}).status == 'todo'
     for wrong, words in [({0.0004: 1.0, -0.0004: 0.0}, ['exact slope']),
                          ({0.0004: 0.5, -0.0004: 0.5}, ['half']),
                          ({0.0004: 1.4, -0.0004: 0.6}, ['2 eps']),
                          ({0.0004: 0.3, -0.0004: 0.7}, ['Swapped']),
                          ({0.0004: 1.0, -0.0004: 1.0}, ['relu(x - eps) is 0']),
                          ({0.0004: 0.6, -0.0004: 0.4}, ['relu(x + eps)'])]:
-        fb = checks.ex08_kink(wrong)
+        fb = checks.ex09_kink(wrong)
         rejected(fb, *words)
         no_answer_in(fb, '0.7', '0.3')
-    rejected(checks.ex08_kink({1: 0.7}), 'dict')
+    rejected(checks.ex09_kink({1: 0.7}), 'dict')
 
 
-# ---- lesson 9: the two-layer network by hand -------------------------------------------
+# ---- lesson 10: the two-layer network by hand -------------------------------------------
 
 def test_ex09_mlp_shapes():
     right = {'gW1': (16, 64), 'gb1': (16,), 'gh': (8, 16), 'gW2': (10, 16), 'gs': (8, 10)}
-    accepted(checks.ex09_mlp_shapes(right))
-    assert checks.ex09_mlp_shapes(dict(right, gh=...)).status == 'todo'
+    accepted(checks.ex10_mlp_shapes(right))
+    assert checks.ex10_mlp_shapes(dict(right, gh=...)).status == 'todo'
     for change, words in [({'gW1': (64, 16)}, ['transposed', 'W1']),
                           ({'gW2': (16, 10)}, ['transposed', 'W2']),
                           ({'gb1': (8, 16)}, ['summed over the batch']),
                           ({'gs': (8,)}, ['scores']),
                           ({'gh': (16,)}, ['per example']),
                           ({'gh': (8, 64)}, ['shape of its variable'])]:
-        fb = checks.ex09_mlp_shapes(dict(right, **change))
+        fb = checks.ex10_mlp_shapes(dict(right, **change))
         rejected(fb, *words)
         no_answer_in(fb, '(16, 64)', '(8, 16)', '(10, 16)')
-    rejected(checks.ex09_mlp_shapes(dict(right, gb1=16)), 'comma')
+    rejected(checks.ex10_mlp_shapes(dict(right, gb1=16)), 'comma')
 
 
 def _unbroadcast(how='right'):
@@ -421,13 +421,13 @@ def _unbroadcast(how='right'):
 
 
 def test_ex09_unbroadcast():
-    accepted(checks.ex09_unbroadcast(_unbroadcast()))
-    assert checks.ex09_unbroadcast(...).status == 'todo'
+    accepted(checks.ex10_unbroadcast(_unbroadcast()))
+    assert checks.ex10_unbroadcast(...).status == 'todo'
     for how, words in [('mean', ['mean', 'sum']), ('unchanged', ['Unchanged']),
                        ('all', ['every axis']), ('squeeze', ['keepdims']),
                        ('leading', ['stretched'])]:
-        rejected(checks.ex09_unbroadcast(_unbroadcast(how)), *words)
-    rejected(checks.ex09_unbroadcast(lambda g, shape: g.sum(axis=0)), 'keepdims')
+        rejected(checks.ex10_unbroadcast(_unbroadcast(how)), *words)
+    rejected(checks.ex10_unbroadcast(lambda g, shape: g.sum(axis=0)), 'keepdims')
 
 
 def _mlp(how='right'):
@@ -457,14 +457,14 @@ def _mlp(how='right'):
 
 
 def test_ex09_mlp():
-    accepted(checks.ex09_mlp(_mlp()))
-    assert checks.ex09_mlp(...).status == 'todo'
-    rejected(checks.ex09_mlp(_mlp('engine')), 'NumPy', 'no F function')
-    rejected(checks.ex09_mlp(_mlp('no_mask')), 'ReLU', 'gate')
-    rejected(checks.ex09_mlp(_mlp('no_mean')), 'divided by N')
-    rejected(checks.ex09_mlp(_mlp('scores')), 'softmax')
-    rejected(checks.ex09_mlp(_mlp('transposed')), 'W1', 'shape')
-    rejected(checks.ex09_mlp(_mlp('no_sum')), 'b1', 'summed back')
+    accepted(checks.ex10_mlp(_mlp()))
+    assert checks.ex10_mlp(...).status == 'todo'
+    rejected(checks.ex10_mlp(_mlp('engine')), 'NumPy', 'no F function')
+    rejected(checks.ex10_mlp(_mlp('no_mask')), 'ReLU', 'gate')
+    rejected(checks.ex10_mlp(_mlp('no_mean')), 'divided by N')
+    rejected(checks.ex10_mlp(_mlp('scores')), 'softmax')
+    rejected(checks.ex10_mlp(_mlp('transposed')), 'W1', 'shape')
+    rejected(checks.ex10_mlp(_mlp('no_sum')), 'b1', 'summed back')
 
 
 def test_ex09_mlp_rejects_the_librarys_function_nodes():
@@ -474,7 +474,7 @@ def test_ex09_mlp_rejects_the_librarys_function_nodes():
         grads = _mlp()(x, t, W1, b1, W2, b2)
         LinearFunction().apply((x, W1, b1))   # "just to check"
         return grads
-    rejected(checks.ex09_mlp(with_library), 'no library FunctionNode')
+    rejected(checks.ex10_mlp(with_library), 'no library FunctionNode')
 
 
 # ---- the lessons' own code: what the text says is what happens ---------------------------
@@ -492,7 +492,7 @@ def test_lesson_6_orders_and_gradients():
 
 
 def test_lesson_8_find_the_bug_tells_what_the_text_says():
-    ns = run_lesson('08_custom_function_node', upto='error_table(FixedLogAbs)')
+    ns = run_lesson('09_custom_function_node', upto='error_table(FixedLogAbs)')
     rel, grads_both_ways = ns['rel_error'], ns['grads_both_ways']
     rng = np.random.default_rng(0)
     for sign, x_wrong in ((1.0, False), (-1.0, True)):
@@ -518,13 +518,13 @@ def test_lesson_8_find_the_bug_tells_what_the_text_says():
 
 
 def test_lesson_8_kink_values():
-    ns = run_lesson('08_custom_function_node', upto='NondifferentiableError')
+    ns = run_lesson('09_custom_function_node', upto='NondifferentiableError')
     assert np.allclose(ns['numerical'], [0.7, 0.3])
     assert list(ns['xv'].grad) == [1.0, 0.0]
 
 
 def test_lesson_9_mlp_is_clear_of_the_kink_and_equal_to_the_engine():
-    ns = run_lesson('09_matrix_backward', upto="print(f'{name:4}")
+    ns = run_lesson('10_matrix_backward', upto="print(f'{name:4}")
     params, X8 = ns['params'], ns['X8']
     h = X8 @ params['W1'].T + params['b1']
     # numerical_grad moves one entry of W1 or b1 by eps = 1e-3; x <= 1, so h moves by at

@@ -167,7 +167,7 @@ def test_predict_does_not_ask_for_the_grad_of_a_gone_leaf(step_models):
 def test_a_new_links_nan_grads_are_not_called_a_backward_that_ran(view_of):
     """A new Link's parameters start with NaN grads (Chainer's way of showing a missing
     cleargrads()); no backward ran, and the view says what they are (issue 41's walk of
-    lesson 12 found "grads from a backward that already ran")."""
+    lesson 13 found "grads from a backward that already ran")."""
     import autograd_lab.links as L
     layer = L.Linear(3, 2)
     x = chainer.Variable(np.ones((1, 3), dtype=np.float32), name='x')

@@ -6,7 +6,7 @@ returns a :class:`Feedback`: correct, wrong (which value is off, and a hint
 aimed at the usual mistake), or "not done yet" while the cell still holds the
 ``...`` placeholder.  A notebook therefore always runs top to bottom.
 
-Checkers that take code meant to run on any device (lessons 8, 9 and A4) try it on
+Checkers that take code meant to run on any device (lessons 9, 10 and A4) try it on
 the CPU and on the GPU: a real one where CuPy has one, else the stand-in of
 :mod:`autograd_lab.testing.fake_gpu`, as strict as CuPy, so code that only works
 with NumPy arrays is caught on every laptop.  Where a backward is written by hand,
@@ -53,19 +53,21 @@ from .retain_grad import ex03_released, ex03_h_grad
 from .non_scalar import ex04_sum_sin, ex04_weighted
 from .backward_order import ex05_ranks, ex05_accumulated, ex05_run_to, DIAMOND_VIEW_X
 from .write_backward import ex06_order, ex06_predict, ex06_backward, ex06_engine_order
-from .higher_order import ex07_no_double, ex07_tanh, ex07_hvp, ex07_newton
-from .function_node import ex08_slope, ex08_forward, ex08_backward
-from .gradient_checking import ex08_rel_error, ex08_bug_where, ex08_fixed, ex08_kink
+from .own_engine import ex07_predict, ex07_engine
+from .own_mlp import ex07_param_count, ex07_mlp, ex07_train, engine_loss, engine_net
+from .higher_order import ex08_no_double, ex08_tanh, ex08_hvp, ex08_newton
+from .function_node import ex09_slope, ex09_forward, ex09_backward
+from .gradient_checking import ex09_rel_error, ex09_bug_where, ex09_fixed, ex09_kink
 from .matrix_backward import (
-    ex09_shapes, ex09_linear, ex09_softmax_ce, ex09_count, LINEAR_SHAPES, COUNT,
+    ex10_shapes, ex10_linear, ex10_softmax_ce, ex10_count, LINEAR_SHAPES, COUNT,
 )
-from .two_layer import ex09_mlp_shapes, ex09_unbroadcast, ex09_mlp, MLP
-from .training import ex10_lr_ranking, ex10_train_step, LEARNING_RATES, LR_RANKING
+from .two_layer import ex10_mlp_shapes, ex10_unbroadcast, ex10_mlp, MLP
+from .training import ex11_lr_ranking, ex11_train_step, LEARNING_RATES, LR_RANKING
 from .cutting_graph import (
-    ex11_predict, rnn_grad, ex11_truncated, ex11_vanishing, ex11_clip_step, RNN_XS, RNN_TARGETS,
+    ex12_predict, rnn_grad, ex12_truncated, ex12_vanishing, ex12_clip_step, RNN_XS, RNN_TARGETS,
     UNCHAIN_X,
 )
-from .deep_nets import ex12_predict, ex12_sigmoid_bound, ex12_init_std, INITS, VERDICTS
+from .deep_nets import ex13_predict, ex13_sigmoid_bound, ex13_init_std, INITS, VERDICTS
 # the appendix
 from .no_backprop import exA1_recorded, exA1_predict
 from .links import exA2_param_count
@@ -107,6 +109,8 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
     'UNCHAIN_X',
     'VERDICTS',
     'Feedback',
+    'engine_loss',
+    'engine_net',
     'ex01_accumulate',
     'ex01_central_difference',
     'ex01_cubic',
@@ -126,33 +130,38 @@ __all__ = [  # what the notebooks use: the checkers and the constants they build
     'ex06_engine_order',
     'ex06_order',
     'ex06_predict',
-    'ex07_hvp',
-    'ex07_newton',
-    'ex07_no_double',
-    'ex07_tanh',
-    'ex08_backward',
-    'ex08_bug_where',
-    'ex08_fixed',
-    'ex08_forward',
-    'ex08_kink',
-    'ex08_rel_error',
-    'ex08_slope',
-    'ex09_count',
-    'ex09_linear',
-    'ex09_mlp',
-    'ex09_mlp_shapes',
-    'ex09_shapes',
-    'ex09_softmax_ce',
-    'ex09_unbroadcast',
-    'ex10_lr_ranking',
-    'ex10_train_step',
-    'ex11_clip_step',
-    'ex11_predict',
-    'ex11_truncated',
-    'ex11_vanishing',
-    'ex12_init_std',
+    'ex07_engine',
+    'ex07_mlp',
+    'ex07_param_count',
+    'ex07_predict',
+    'ex07_train',
+    'ex08_hvp',
+    'ex08_newton',
+    'ex08_no_double',
+    'ex08_tanh',
+    'ex09_backward',
+    'ex09_bug_where',
+    'ex09_fixed',
+    'ex09_forward',
+    'ex09_kink',
+    'ex09_rel_error',
+    'ex09_slope',
+    'ex10_count',
+    'ex10_linear',
+    'ex10_mlp',
+    'ex10_mlp_shapes',
+    'ex10_shapes',
+    'ex10_softmax_ce',
+    'ex10_unbroadcast',
+    'ex11_lr_ranking',
+    'ex11_train_step',
+    'ex12_clip_step',
     'ex12_predict',
-    'ex12_sigmoid_bound',
+    'ex12_truncated',
+    'ex12_vanishing',
+    'ex13_init_std',
+    'ex13_predict',
+    'ex13_sigmoid_bound',
     'exA1_predict',
     'exA1_recorded',
     'exA2_param_count',

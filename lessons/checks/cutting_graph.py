@@ -1,4 +1,4 @@
-"""Lesson 11, cutting the graph: truncated backprop through time, vanishing gradients."""
+"""Lesson 12, cutting the graph: truncated backprop through time, vanishing gradients."""
 
 from __future__ import annotations
 
@@ -24,16 +24,16 @@ from .feedback import (
 )
 
 
-#: Exercise 11.1's x: a = 3x = 0.75, so that 2a (1.5, right), a (no fan-out), da/dx = 3,
+#: Exercise 12.1's x: a = 3x = 0.75, so that 2a (1.5, right), a (no fan-out), da/dx = 3,
 #: x.grad's 6a = 4.5 and b = a*a = 0.5625 are five different numbers (at x = 0.5, 2a and
 #: da/dx were both 3).
 UNCHAIN_X = 0.25
 
 
 @_checker(answer=lambda: f"{{'x': None, 'a': {2 * 3 * UNCHAIN_X:g}}}")
-def ex11_predict(prediction: Any) -> Feedback:
+def ex12_predict(prediction: Any) -> Feedback:
     """a = 3x, b = a*a, a.unchain(), b.backward(): prediction {'x': ..., 'a': ...}."""
-    exercise = 'ex11_predict'
+    exercise = 'ex12_predict'
     prediction = _dict_answer(exercise, prediction, ('x', 'a'),
                               todo="a dict {'x': ..., 'a': ...}", unfinished='both predictions',
                               hint='Predict x.grad and a.grad.')
@@ -61,7 +61,7 @@ def rnn_grad(xs: np.ndarray, targets: np.ndarray, w0: float, k: int, *, cut: boo
              keep_h: bool = True, clear: bool = False) -> float:
     """d(sum of step losses)/dw for h_t = tanh(w h_{t-1} + x_t), backward every k steps.
 
-    The reference of exercise 11.2 (``cut=True, keep_h=True, clear=False``); the other
+    The reference of exercise 12.2 (``cut=True, keep_h=True, clear=False``); the other
     settings are the usual mistakes: never cutting, restarting h at 0 after each cut,
     clearing w.grad before each backward.
     """
@@ -87,7 +87,7 @@ RNN_XS = np.array([0.5, -1.0, 0.25, 1.0, -0.5, 0.75])
 RNN_TARGETS = np.array([0.2, -0.4, 0.1, 0.5, -0.3, 0.4])
 
 
-#: Where exercise 11.2's train is tried: (w0, k), two, so that no constant passes; each k
+#: Where exercise 12.2's train is tried: (w0, k), two, so that no constant passes; each k
 #: divides the six steps (a last, shorter chunk would leave its handling open).
 TRUNCATION_TRIES = ((0.8, 2), (0.5, 3))
 
@@ -95,10 +95,10 @@ TRUNCATION_TRIES = ((0.8, 2), (0.5, 3))
 @_checker(answer=lambda: (
                 'every k steps: loss.backward(), loss.unchain_backward(), loss = 0 (h '
                 'keeps its value); at the end return float(w.grad)'))
-def ex11_truncated(train: Any) -> Feedback:
+def ex12_truncated(train: Any) -> Feedback:
     """train(xs, targets, w0, k) -> accumulated w.grad of truncated BPTT, tried at two
     (w0, k)."""
-    exercise = 'ex11_truncated'
+    exercise = 'ex12_truncated'
     for w0, k in TRUNCATION_TRIES:
         result = _call(exercise, train, RNN_XS, RNN_TARGETS, w0, k)
 
@@ -123,11 +123,11 @@ def ex11_truncated(train: Any) -> Feedback:
 
 
 @_checker
-def ex11_vanishing(ratios: Any) -> Feedback:
+def ex12_vanishing(ratios: Any) -> Feedback:
     """Predicted |dL/dh_{T-10}| / |dL/dh_T| for h_t = w h_{t-1} + u x_t, w = 0.5 and 1.5."""
     want = {'0.5': 0.5**10, '1.5': 1.5**10}
     return _compare_named(
-        'ex11_vanishing', ratios, want,
+        'ex12_vanishing', ratios, want,
         'Each step back multiplies the gradient by dh_t/dh_{t-1} = w.',
         mistakes=[({'0.5': 0.5 * 10, '1.5': 1.5 * 10}, 'Ten steps back multiply ten factors '
                    'w together: w**10, not 10 * w.'),
@@ -142,13 +142,13 @@ def ex11_vanishing(ratios: Any) -> Feedback:
         rtol=1e-3, atol=1e-9)
 
 
-#: Exercise 11.4's thresholds: two, since at 1.0 alone "the step is lr" gives the right
+#: Exercise 12.4's thresholds: two, since at 1.0 alone "the step is lr" gives the right
 #: number.
 CLIP_THRESHOLDS = (1.0, 5.0)
 
 
 @_checker
-def ex11_clip_step(step: Any) -> Feedback:
+def ex12_clip_step(step: Any) -> Feedback:
     """Predicted: the longest step one SGD(lr=0.1) update can take with GradientClipping
     at each threshold of CLIP_THRESHOLDS, as {threshold: step}."""
     lr = 0.1
@@ -158,7 +158,7 @@ def ex11_clip_step(step: Any) -> Feedback:
         return {str(t): f(t) for t in CLIP_THRESHOLDS}
 
     return _compare_named(
-        'ex11_clip_step', step, each(lambda c: lr * c),
+        'ex12_clip_step', step, each(lambda c: lr * c),
         'SGD moves the parameters by lr times the gradient, and clipping caps the '
         "gradient's norm at the threshold.",
         mistakes=[(each(lambda c: c), 'The threshold caps the gradient; the update is lr '

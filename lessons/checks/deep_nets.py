@@ -1,4 +1,4 @@
-"""Lesson 12, deep nets that stop learning: the gradient through many layers, and the
+"""Lesson 13, deep nets that stop learning: the gradient through many layers, and the
 initialisation that keeps its size."""
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from .feedback import (
     Feedback,
 )
 
-#: The three starts of lesson 12's 20-layer tanh network: the weights' standard deviation.
+#: The three starts of lesson 13's 20-layer tanh network: the weights' standard deviation.
 INITS = ('small', 'standard normal', 'xavier')
 #: What the first layer's gradient does next to the last's, in words.
 VERDICTS = ('vanishing', 'even', 'exploding')
-#: The network of exercise 12.1 (and of the lesson's table): depth, width, batch.
+#: The network of exercise 13.1 (and of the lesson's table): depth, width, batch.
 DEPTH, WIDTH, BATCH = 20, 32, 64
 
 
@@ -82,19 +82,19 @@ def verdict(norms: list[float]) -> str:
 
 
 @_checker
-def ex12_predict(prediction: Any) -> Feedback:
+def ex13_predict(prediction: Any) -> Feedback:
     """Predicted, for each start of :data:`INITS`, whether the gradient arriving at the
     first layer is 'vanishing', 'even' or 'exploding' next to the one at the last layer."""
-    got = _dict_answer('ex12_predict', prediction, INITS, todo='your three predictions',
+    got = _dict_answer('ex13_predict', prediction, INITS, todo='your three predictions',
                        unfinished='a prediction for every start',
                        hint=f'Give each start one of {", ".join(map(repr, VERDICTS))}.')
     words = {k: str(v).strip().lower() for k, v in got.items()}
     odd = [k for k, v in words.items() if v not in VERDICTS]
     if odd:
-        _wrong('ex12_predict', f'{odd[0]!r}: {got[odd[0]]!r} is not one of the three words.',
+        _wrong('ex13_predict', f'{odd[0]!r}: {got[odd[0]]!r} is not one of the three words.',
                f'Give each start one of {", ".join(map(repr, VERDICTS))}.')
     want = {init: verdict(layer_grad_norms(init)) for init in INITS}
-    _remember('ex12_predict', ', '.join(f'{k}: {v}' for k, v in want.items()))
+    _remember('ex13_predict', ', '.join(f'{k}: {v}' for k, v in want.items()))
     hints = {
         'small': 'With weights of 0.01 each layer shrinks the signal about 18 times on the '
                  'way forward (0.01 x sqrt(32)) and the gradient as much on the way back.',
@@ -105,11 +105,11 @@ def ex12_predict(prediction: Any) -> Feedback:
     }
     wrong = [init for init in INITS if words[init] != want[init]]
     if wrong:
-        _wrong('ex12_predict', f'not right: {", ".join(map(repr, wrong))}.', hints[wrong[0]])
-    return _ok('ex12_predict', 'all three right.')
+        _wrong('ex13_predict', f'not right: {", ".join(map(repr, wrong))}.', hints[wrong[0]])
+    return _ok('ex13_predict', 'all three right.')
 
 
-#: Exercise 12.2's depths: two, so that an off-by-one and a sum show as different numbers.
+#: Exercise 13.2's depths: two, so that an off-by-one and a sum show as different numbers.
 SIGMOID_DEPTHS = (5, 10)
 
 
@@ -141,7 +141,7 @@ def _near(answer: Any, values: dict[str, float], rtol: float = 1e-3) -> bool:
 
 
 @_checker
-def ex12_sigmoid_bound(bound: Any) -> Feedback:
+def ex13_sigmoid_bound(bound: Any) -> Feedback:
     """The upper bound that the sigmoid's largest slope, 1/4, puts on the factor by which
     n sigmoids in a chain (weights 1) scale a gradient, for each n of
     :data:`SIGMOID_DEPTHS`, as {n: bound}; the chain's true maximum is told apart."""
@@ -149,12 +149,12 @@ def ex12_sigmoid_bound(bound: Any) -> Feedback:
         return {str(n): f(n) for n in SIGMOID_DEPTHS}
 
     if _near(bound, each(_sigmoid_chain_max)):
-        _wrong('ex12_sigmoid_bound', 'that is the true maximum, not the bound asked for.',
+        _wrong('ex13_sigmoid_bound', 'that is the true maximum, not the bound asked for.',
                'Right, and sharper than asked: only the first sigmoid can sit at its '
                'steepest point, since the inner ones output values in (0, 1). The question '
                'asks for the bound that the largest slope of each sigmoid gives.')
     return _compare_named(
-        'ex12_sigmoid_bound', bound, each(lambda n: 0.25**n),
+        'ex13_sigmoid_bound', bound, each(lambda n: 0.25**n),
         "Each sigmoid multiplies the gradient by its slope sigma'(z) = sigma(z)(1 - sigma(z)); "
         'where is that slope largest, and how large?',
         mistakes=[(each(lambda n: 0.5**n), "0.5 is sigma(0), the value; the slope there is "
@@ -169,20 +169,20 @@ def ex12_sigmoid_bound(bound: Any) -> Feedback:
         rtol=1e-6, atol=0.0)
 
 
-#: Exercise 12.3's layer: a fan-in different from the fan-out, so using one for the other
+#: Exercise 13.3's layer: a fan-in different from the fan-out, so using one for the other
 #: gives another number.
 FAN_IN, FAN_OUT = 64, 16
 
 
 @_checker
-def ex12_init_std(std: Any) -> Feedback:
+def ex13_init_std(std: Any) -> Feedback:
     """The standard deviation of the weights of a FAN_IN -> FAN_OUT layer that keeps the
     forward signal's variance: LeCun's Var = 1/fan_in before tanh, He's Var = 2/fan_in
     before ReLU (Glorot's 2/(fan_in + fan_out) is diagnosed: it weighs the backward pass
     too)."""
     want = {'tanh': math.sqrt(1 / FAN_IN), 'relu': math.sqrt(2 / FAN_IN)}
     return _compare_named(
-        'ex12_init_std', std, want,
+        'ex13_init_std', std, want,
         'The rules give the variance of the weights from the layer\'s fan-in; you need its '
         'standard deviation.',
         mistakes=[({'tanh': 1 / FAN_IN, 'relu': 2 / FAN_IN}, 'Those are the variances: the '

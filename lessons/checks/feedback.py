@@ -138,7 +138,7 @@ def _remember(exercise: str, expected: str) -> None:
 
 
 def show_answer(exercise: str) -> None:
-    """Print the full answer of an exercise (its checker's name, e.g. ``'ex09_shapes'``):
+    """Print the full answer of an exercise (its checker's name, e.g. ``'ex10_shapes'``):
     the hints name the mistake, this gives the answer away, so only when asked for.
 
     Refused while a grader runs the notebook (:func:`grading_now`) and where the course

@@ -1,4 +1,4 @@
-"""Lesson 8, a FunctionNode of your own: forward and a hand-written backward."""
+"""Lesson 9, a FunctionNode of your own: forward and a hand-written backward."""
 
 from __future__ import annotations
 
@@ -28,9 +28,9 @@ from .feedback import (
 
 
 @_checker
-def ex08_slope(prediction: Any) -> Feedback:
+def ex09_slope(prediction: Any) -> Feedback:
     """Predicted dy/dx of softsign y = x / (1 + |x|) at x = -1."""
-    return _compare('ex08_slope', 'dy/dx', prediction, 0.25,
+    return _compare('ex09_slope', 'dy/dx', prediction, 0.25,
                     'Differentiate x / (1 + |x|) with the quotient rule (d|x|/dx = '
                     'sign(x)), simplify, then put x = -1 in.',
                     mistakes=[(0.5, 'Square the denominator: 1 / (1 + |x|)**2.'),
@@ -52,9 +52,9 @@ def _softsign(node_class: type, x: Any) -> Variable:
 
 @_checker(gpu=True, answer=lambda: (
                 'return x / (1 + xp.abs(x)),  with xp = backend.get_array_module(x)'))
-def ex08_forward(node_class: Any) -> Feedback:
+def ex09_forward(node_class: Any) -> Feedback:
     """Softsign.forward: y = x / (1 + |x|), on any device."""
-    exercise = 'ex08_forward'
+    exercise = 'ex09_forward'
     _is_node_class(exercise, node_class, 'Softsign')
     x_host = np.array([-3.0, -0.5, 0.0, 2.0])
     for device in _devices():
@@ -92,10 +92,10 @@ def _first_grad(forward: Callable[[Any], Variable], x: Any, gy: Any) -> Any:
 @_checker(gpu=True, answer=lambda: (
                 'x, = self.get_retained_inputs(); gy, = grad_outputs; return gy / (1 + '
                 'F.absolute(x)) ** 2,'))
-def ex08_backward(node_class: Any) -> Feedback:
+def ex09_backward(node_class: Any) -> Feedback:
     """Softsign.backward agrees with numerical differentiation, to first and second order,
     at negative and positive points, on any device."""
-    exercise = 'ex08_backward'
+    exercise = 'ex09_backward'
     _is_node_class(exercise, node_class, 'Softsign')
     rng = np.random.default_rng(0)
     # both signs (a backward that drops |x| is right for x > 0 only), away from the kink at 0

@@ -1,4 +1,4 @@
-"""Checkers of lesson 8's gradient-checking part: the relative error, finding a planted
+"""Checkers of lesson 9's gradient-checking part: the relative error, finding a planted
 bug, fixing it, and what a central difference says next to a kink.
 
 The relative error is tried on pairs chosen so that each usual variant of the formula
@@ -76,9 +76,9 @@ def _value(got: Any) -> float | None:
 @_checker(answer=lambda: (
     'float(np.max(np.abs(a - b) / np.maximum(np.maximum(np.abs(a), np.abs(b)), '
     'tiny)))'))
-def ex08_rel_error(func: Any) -> Feedback:
+def ex09_rel_error(func: Any) -> Feedback:
     """``rel_error(a, b, tiny=1e-12)`` on pairs where its usual variants differ."""
-    exercise = 'ex08_rel_error'
+    exercise = 'ex09_rel_error'
     got = []
     for a, b in REL_ERROR_CASES:
         result = _call(exercise, func, a.copy(), b.copy())
@@ -114,9 +114,9 @@ _WHERE = {'x<0': 'x < 0', 'negative': 'x < 0', 'x>0': 'x > 0', 'positive': 'x > 
 
 
 @_checker(answer=lambda: "{'input': 'x', 'where': 'x < 0'}")
-def ex08_bug_where(bug: Any) -> Feedback:
+def ex09_bug_where(bug: Any) -> Feedback:
     """Which input's gradient of the planted LogAbs is wrong, and for which sign of x."""
-    exercise = 'ex08_bug_where'
+    exercise = 'ex09_bug_where'
     todo = "the input ('x' or 'w') and where ('x > 0', 'x < 0' or 'everywhere')"
     bug = _dict_answer(exercise, bug, ('input', 'where'), todo=todo, unfinished=todo,
                        hint="E.g. {'input': 'w', 'where': 'everywhere'}.")
@@ -158,11 +158,11 @@ def _expected(x: np.ndarray, w: np.ndarray, gy: np.ndarray) -> tuple:
 
 @_checker(answer=lambda: (
     'gx = gy * w * F.sign(x) / (1 + F.absolute(x)); gw = gy * F.log1p(F.absolute(x))'))
-def ex08_fixed(node_class: Any) -> Feedback:
+def ex09_fixed(node_class: Any) -> Feedback:
     """``FixedLogAbs``: y = w log(1 + |x|) with a right backward, checked at points of
     both signs of x (kept 0.5 away from the kink at 0) with gradient_check and against
     the closed form, for each input on its own."""
-    exercise = 'ex08_fixed'
+    exercise = 'ex09_fixed'
     if node_class is ...:
         return _todo(exercise, 'your class')
     if not (isinstance(node_class, type) and issubclass(node_class, chainer.FunctionNode)):
@@ -209,7 +209,7 @@ def ex08_fixed(node_class: Any) -> Feedback:
     return _ok(exercise, 'right for x of both signs, for both inputs.')
 
 
-#: exercise 8.6: relu's central difference with eps = 1e-3 at 0.0004 and -0.0004
+#: exercise 9.6: relu's central difference with eps = 1e-3 at 0.0004 and -0.0004
 KINK_EPS = 1e-3
 KINK_AT = (0.0004, -0.0004)
 
@@ -220,9 +220,9 @@ def _central_relu(x: float, eps: float = KINK_EPS) -> float:
 
 @_checker(answer=lambda: (
     '{0.0004: (0.0014 - 0) / 0.002 = 0.7, -0.0004: (0.0006 - 0) / 0.002 = 0.3}'))
-def ex08_kink(numeric: Any) -> Feedback:
+def ex09_kink(numeric: Any) -> Feedback:
     """The predicted central differences of relu next to its kink."""
-    exercise = 'ex08_kink'
+    exercise = 'ex09_kink'
     numeric = _dict_answer(exercise, numeric, KINK_AT, key=float,
                            todo='a number for each point', unfinished='a number for each point',
                            hint='A dict: one number per point, {0.0004: ..., -0.0004: ...}.')

@@ -1,4 +1,4 @@
-"""Lesson 7, higher-order derivatives: double backprop, tanh's derivatives, Newton."""
+"""Lesson 8, higher-order derivatives: double backprop, tanh's derivatives, Newton."""
 
 from __future__ import annotations
 
@@ -27,15 +27,15 @@ from .feedback import (
 @_checker(answer=lambda: (
                 'None: g1 was computed without a graph, so chainer.grad has nothing to '
                 'differentiate'))
-def ex07_no_double(prediction: Any) -> Feedback:
+def ex08_no_double(prediction: Any) -> Feedback:
     """Predicted g2 of g1, = grad([x**3], [x]) (no double backprop), g2, = grad([g1], [x])."""
     if prediction is ...:
-        return _todo('ex07_no_double', 'your prediction (a number, or None)')
+        return _todo('ex08_no_double', 'your prediction (a number, or None)')
     if isinstance(prediction, str):
-        _wrong('ex07_no_double', f'you predicted {prediction!r}.', 'Nothing raises: '
+        _wrong('ex08_no_double', f'you predicted {prediction!r}.', 'Nothing raises: '
                'chainer.grad answers, with None, when there is no graph to differentiate.')
     if prediction is None:
-        return _ok('ex07_no_double', 'right: g1 was computed without a graph, so there is '
+        return _ok('ex08_no_double', 'right: g1 was computed without a graph, so there is '
                    'nothing to differentiate and chainer.grad gives None.')
     mistakes = [(18.0, 'That is d2/dx2 x^3 = 6x at x = 3, what you get WITH '
                  'enable_double_backprop=True. Without it g1 has no graph: the answer is None.'),
@@ -48,8 +48,8 @@ def ex07_no_double(prediction: Any) -> Feedback:
     got = _as_array(prediction)
     for value, hint in mistakes:
         if got is not None and got.size == 1 and _matches(got, value, 1e-4, 1e-5):
-            return _wrong('ex07_no_double', f'g2 = {_fmt(got)} is not right.', hint)
-    return _wrong('ex07_no_double', f'g2 = {prediction!r} is not right.',
+            return _wrong('ex08_no_double', f'g2 = {_fmt(got)} is not right.', hint)
+    return _wrong('ex08_no_double', f'g2 = {prediction!r} is not right.',
                   'Without enable_double_backprop=True, g1 has no creator: there is no graph '
                   'to differentiate, and chainer.grad says so with None.')
 
@@ -57,23 +57,23 @@ def ex07_no_double(prediction: Any) -> Feedback:
 @_checker(answer=lambda: (
                 '[1 - t**2, -2t(1 - t**2), -2(1 - t**2)(1 - 3t**2)] with t = tanh(0.5), '
                 'each chainer.grad of the one before'))
-def ex07_tanh(derivatives: Any) -> Feedback:
+def ex08_tanh(derivatives: Any) -> Feedback:
     """[1st, 2nd, 3rd] derivative of tanh at x = 0.5."""
     if derivatives is ...:
-        return _todo('ex07_tanh', '[g1, g2, g3]')
+        return _todo('ex08_tanh', '[g1, g2, g3]')
     if (isinstance(derivatives, (list, tuple)) and len(derivatives) == 3
             and any(d is None for d in derivatives)):
-        return _wrong('ex07_tanh', 'one of the derivatives is None.',
+        return _wrong('ex08_tanh', 'one of the derivatives is None.',
                       'chainer.grad returns None when the gradient was not recorded: pass '
                       'enable_double_backprop=True for every order but the last.')
     t = np.tanh(0.5)
     g1 = 1 - t**2
     want = [g1, -2 * t * (1 - t**2), -2 * (1 - t**2) * (1 - 3 * t**2)]
     if isinstance(derivatives, (list, tuple)) and len(derivatives) != 3:
-        _wrong('ex07_tanh', f'you gave {len(derivatives)} derivative(s).',
+        _wrong('ex08_tanh', f'you gave {len(derivatives)} derivative(s).',
                'Three: the first, second and third derivative, each the grad of the one '
                'before.')
-    return _compare('ex07_tanh', 'derivatives', derivatives, want,
+    return _compare('ex08_tanh', 'derivatives', derivatives, want,
                     'Differentiate each result again with chainer.grad([g], [x], '
                     'enable_double_backprop=True).', mistakes=[
                         ([g1, g1, g1], 'Each order differentiates the previous derivative: '
@@ -88,13 +88,13 @@ def ex07_tanh(derivatives: Any) -> Feedback:
 
 
 @_checker
-def ex07_hvp(hv: Any) -> Feedback:
+def ex08_hvp(hv: Any) -> Feedback:
     """H v for f(x) = x0**2 * x1 + x1**3 at x = [1, 2], v = [1, 0]."""
     x0, x1 = 1.0, 2.0
     hess = np.array([[2 * x1, 2 * x0], [2 * x0, 6 * x1]])
     gradient = np.array([2 * x0 * x1, x0**2 + 3 * x1**2])
     v = np.array([1.0, 0.0])
-    return _compare('ex07_hvp', 'Hv', hv, hess @ v,
+    return _compare('ex08_hvp', 'Hv', hv, hess @ v,
                     'Take g = grad(f), form F.sum(g * v), and differentiate that once more.',
                     mistakes=[(gradient, 'That is the gradient of f; the Hessian-vector '
                                'product differentiates g . v once more.'),
@@ -143,10 +143,10 @@ NEWTON_STARTS = (2.0, -2.0)
 @_checker(answer=lambda: 'x <- x - f\'(x) / f\'\'(x), ten times; from 2.0: '
           + ', '.join(f'{v:.6g}' for v in _iterate(lambda x: x - _quartic(x)[1]
                                                    / _quartic(x)[2], 2.0)))
-def ex07_newton(newton: Any) -> Feedback:
+def ex08_newton(newton: Any) -> Feedback:
     """newton(x0) returns the 10 Newton iterates for the minimum of f(x) = x**4 - 3x**2 + x,
     with f' and f'' from the engine; tried from two starts, every iterate compared."""
-    exercise = 'ex07_newton'
+    exercise = 'ex08_newton'
 
     def right(x: float) -> float:
         return x - _quartic(x)[1] / _quartic(x)[2]

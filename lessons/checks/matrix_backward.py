@@ -1,4 +1,4 @@
-"""Lesson 9, a matrix backward: shapes, linear, softmax cross entropy, counting."""
+"""Lesson 10, a matrix backward: shapes, linear, softmax cross entropy, counting."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from .feedback import (
 )
 
 
-#: The shapes of lesson 9: a batch of N rows, n_in features in, n_out out.
+#: The shapes of lesson 10: a batch of N rows, n_in features in, n_out out.
 LINEAR_SHAPES = {'N': 4, 'n_in': 3, 'n_out': 2}
 
 
@@ -57,9 +57,9 @@ def _shape_slip(name: str, got: tuple[int, ...], want: tuple[int, ...]) -> str:
 
 
 @_checker(answer=lambda: str(_linear_shapes()))
-def ex09_shapes(shapes: Any) -> Feedback:
+def ex10_shapes(shapes: Any) -> Feedback:
     """Predicted shapes of gx, gW, gb for y = x W^T + b, x (4, 3), W (2, 3), b (2,)."""
-    exercise = 'ex09_shapes'
+    exercise = 'ex10_shapes'
     want = _linear_shapes()
     shapes = _dict_answer(exercise, shapes, want,
                           todo="a dict {'gx': (..), 'gW': (..), 'gb': (..)}",
@@ -108,9 +108,9 @@ _GRAD_SHAPE_HINTS = [
 @_checker(gpu=True, answer=lambda: (
                 'gx = F.matmul(gy, W); gW = F.matmul(gy, x, transa=True); gb = '
                 'F.sum(gy, axis=0); return gx, gW, gb'))
-def ex09_linear(node_class: Any) -> Feedback:
+def ex10_linear(node_class: Any) -> Feedback:
     """LinearFunction: y = x W^T + b and its backward gx = gy W, gW = gy^T x, gb = sum gy."""
-    exercise = 'ex09_linear'
+    exercise = 'ex10_linear'
     _is_node_class(exercise, node_class, 'LinearFunction')
     x_h, w_h, b_h, gy_h = _linear_problem()
     want = {'gx': gy_h @ w_h, 'gW': gy_h.T @ x_h, 'gb': gy_h.sum(axis=0)}
@@ -162,7 +162,7 @@ def ex09_linear(node_class: Any) -> Feedback:
 
 
 _MIXED = (TypeError, 'mixed', 'The one-hot must be on the same device as x: make it with '
-          'xp = backend.get_array_module(...) (as in lesson 8\'s forward), not np.')
+          'xp = backend.get_array_module(...) (as in lesson 9\'s forward), not np.')
 
 #: A size written into the code: the second problem has 7 classes and 5 rows.
 _FIXED_SIZE = (IndexError, 'out of bounds', 'Something has a fixed size: the one-hot needs a '
@@ -181,9 +181,9 @@ def _softmax_problems() -> list[tuple[np.ndarray, np.ndarray]]:
 @_checker(gpu=True, answer=lambda: (
                 'onehot = xp.eye(x.shape[1], dtype=x.dtype)[t.array]; gx = '
                 '(F.softmax(x) - onehot) * gloss / len(t); return gx, None'))
-def ex09_softmax_ce(node_class: Any) -> Feedback:
+def ex10_softmax_ce(node_class: Any) -> Feedback:
     """SoftmaxCrossEntropy: the mean of -log softmax(x)[i, t[i]], and gx = (p - onehot) / N."""
-    exercise = 'ex09_softmax_ce'
+    exercise = 'ex10_softmax_ce'
     _is_node_class(exercise, node_class, 'SoftmaxCrossEntropy')
     g_loss = 0.7  # not 1, so that a backward which ignores grad_outputs is caught
     for x_h, t_h in _softmax_problems():
@@ -238,18 +238,18 @@ def ex09_softmax_ce(node_class: Any) -> Feedback:
     return _ok(exercise, 'loss, gradient and check_backward are right' + _tried_where() + '.')
 
 
-#: Lesson 9's operation count: D layers of m x m Jacobians and a scalar at the end.
+#: Lesson 10's operation count: D layers of m x m Jacobians and a scalar at the end.
 COUNT = {'m': 100, 'D': 3}
 
 
 @_checker
-def ex09_count(counts: Any) -> Feedback:
+def ex10_count(counts: Any) -> Feedback:
     """Predicted multiply-adds for dL/dx through D m-by-m layers: reverse and forward mode."""
     m, depth = COUNT['m'], COUNT['D']
     reverse = depth * m * m               # D vector-matrix products, from the 1 x m row
     forward = depth * m * m * m + m * m   # m directions through D layers, then c^T times it
     return _compare_named(
-        'ex09_count', counts, {'reverse': reverse, 'forward': forward},
+        'ex10_count', counts, {'reverse': reverse, 'forward': forward},
         'Count each product with p*q*r for (p x q) @ (q x r), and add up every product each '
         'order makes.',
         mistakes=[({'reverse': forward, 'forward': reverse}, 'It is the other way round: '

@@ -1,4 +1,4 @@
-"""Checkers of lesson 9's two-layer network by hand: the gradients' shapes, the
+"""Checkers of lesson 10's two-layer network by hand: the gradients' shapes, the
 broadcasting rule (``unbroadcast``) and the whole backward in NumPy.
 
 ``mlp_grads`` must be NumPy only: the checker runs it inside ``events.recording()`` and
@@ -35,9 +35,9 @@ def mlp_shapes(N: int = MLP['N'], D: int = MLP['D'], H: int = MLP['H'],
 
 
 @_checker(answer=lambda: str(mlp_shapes()))
-def ex09_mlp_shapes(shapes: Any) -> Feedback:
+def ex10_mlp_shapes(shapes: Any) -> Feedback:
     """The predicted shapes of gW1, gb1, gh, gW2 and gs."""
-    exercise = 'ex09_mlp_shapes'
+    exercise = 'ex10_mlp_shapes'
     want = mlp_shapes()
     shapes = _dict_answer(exercise, shapes, want, todo='a shape for each gradient',
                           unfinished='a shape for each gradient',
@@ -113,9 +113,9 @@ def _unbroadcast_variants() -> list[tuple[Callable[[np.ndarray, tuple], Any], st
 @_checker(answer=lambda: (
     'sum over the leading axes g has more than shape, then over each axis where shape'
     ' has 1 and g has more, with keepdims=True'))
-def ex09_unbroadcast(func: Any) -> Feedback:
+def ex10_unbroadcast(func: Any) -> Feedback:
     """``unbroadcast(g, shape)`` on several broadcasts, shapes exact, sums to roundoff."""
-    exercise = 'ex09_unbroadcast'
+    exercise = 'ex10_unbroadcast'
     rng = np.random.default_rng(13)
     cases = [(rng.normal(size=gs), shape) for gs, shape in UNBROADCAST_CASES]
     got = []
@@ -194,10 +194,10 @@ _MLP_MISTAKES = [
 @_checker(answer=lambda: (
     'gs = (softmax(s) - onehot) / N; gW2 = gs.T @ r; gb2 = gs.sum(0); gh = (gs @ W2) '
     '* (h > 0); gW1 = gh.T @ x; gb1 = gh.sum(0)'))
-def ex09_mlp(func: Any) -> Feedback:
+def ex10_mlp(func: Any) -> Feedback:
     """``mlp_grads(x, t, W1, b1, W2, b2)``: the gradients by hand, NumPy only, equal to
     the engine's on two problems."""
-    exercise = 'ex09_mlp'
+    exercise = 'ex10_mlp'
     names = ('W1', 'b1', 'W2', 'b2')
     for seed, *sizes in PROBLEMS:
         problem = _problem(seed, *sizes)

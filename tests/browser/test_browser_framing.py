@@ -1,10 +1,10 @@
 """Framing, in the browser (issue 38 point 5).
 
-In JupyterLab at 1280x800 (light) and Notebook 7 at 150% zoom (dark): lesson 9's MLP opens
+In JupyterLab at 1280x800 (light) and Notebook 7 at 150% zoom (dark): lesson 10's MLP opens
 with every graph text >= 12 px, the next function, its output and inputs s and W2 whole,
 no node cut by the stage's top or bottom edge (the graph is twice the stage's width) and
 no band over BLANK_PX without a node at the top or the bottom;
-``GraphView(y, focus=x)`` (lesson 12's narrow net,
+``GraphView(y, focus=x)`` (lesson 13's narrow net,
 framed on layer 6's input) opens with that node whole in view; arrow keys pan the focused
 stage and Shift+arrows pan from the Step button (the transform changes, a node out of
 view comes in); ``/``, typing ``W1`` and Enter selects W1 (``view.selected`` is the
@@ -148,7 +148,7 @@ def test_views_open_framed_pan_search_and_fit(chromium, lab_server, notebook_roo
         cells = page.evaluate(cells_js)
         mlp, deep, chain = (jh.wait_widget_ready(page, index=i) for i in range(3))
 
-        # lesson 9's MLP: legible, nothing cut, no big blank band
+        # lesson 10's MLP: legible, nothing cut, no big blank band
         mlp.scroll_into_view_if_needed()
         page.wait_for_timeout(300)
         mlp.screenshot(path=str(jh.ARTIFACTS / f'framing-{setup}-mlp-view.png'))
@@ -199,7 +199,7 @@ def test_views_open_framed_pan_search_and_fit(chromium, lab_server, notebook_roo
         assert inside(w1, boxes(mlp)['stage']), 'the searched node is not in view'
         jh.screenshot(page, f'framing-{setup}-search')
 
-        # focus=x: lesson 12's narrow net opens on layer 6's input
+        # focus=x: lesson 13's narrow net opens on layer 6's input
         deep.scroll_into_view_if_needed()
         page.wait_for_timeout(300)
         deep.screenshot(path=str(jh.ARTIFACTS / f'framing-{setup}-focus.png'))

@@ -21,8 +21,8 @@ none; one Step, and the ledger shows the seed arriving, times 2x, sent to x.
 Lesson 5: Run to here pressed in the inspect panel of sin's box stops backward with sin
 next; the exercise's guess, made in the kernel, is graded by the view and the checker.
 
-Lesson 9: the two-layer network's view: W1, b1 and W2 clicked, the inspect panel shows
-their shapes before backward and after Run to end; the shapes predicted in exercise 9.4
+Lesson 10: the two-layer network's view: W1, b1 and W2 clicked, the inspect panel shows
+their shapes before backward and after Run to end; the shapes predicted in exercise 10.4
 are graded correct by its checker.
 
 Lesson 6: the view stepped with Step as the lesson asks: after two steps the status and
@@ -254,9 +254,9 @@ def test_lesson_six_engine_order_stepped_in_lab(page, lab_server, notebook_root)
 
 def test_lesson_nine_shapes_read_off_the_view(page, lab_server, notebook_root):
     # "Click the variables in the view: the inspect panel gives each one's shape", then
-    # Run to end: each parameter's grad has the shape exercise 9.4 asks for
+    # Run to end: each parameter's grad has the shape exercise 10.4 asks for
     probe = _run_lesson_in_lab(page, lab_server, notebook_root,
-                               LESSONS / '09_matrix_backward.ipynb')
+                               LESSONS / '10_matrix_backward.ipynb')
     widget = jh.wait_widget_ready(page, index=0)
     want = checks.MLP
     shapes = {'W1': (want['H'], want['D']), 'b1': (want['H'],), 'W2': (want['C'], want['H'])}
@@ -283,5 +283,5 @@ def test_lesson_nine_shapes_read_off_the_view(page, lab_server, notebook_root):
     jh.screenshot(page, 'lesson09-mlp-shapes')
     predicted = {'gW1': shapes['W1'], 'gb1': shapes['b1'], 'gh': (want['N'], want['H']),
                  'gW2': shapes['W2'], 'gs': (want['N'], want['C'])}
-    verdict = probe.eval(f'repr(checks.ex09_mlp_shapes({predicted!r}))')
+    verdict = probe.eval(f'repr(checks.ex10_mlp_shapes({predicted!r}))')
     assert '\u2705' in verdict, verdict

@@ -19,7 +19,7 @@ def live_views() -> list[Any]:
     # Not gc.get_objects(): this runs on the probe's thread, and a list of every object
     # takes a reference to a tuple the kernel's main thread may be building, which then
     # fails there with "SystemError: bad argument to internal function" (seen once in
-    # lesson 12's status after Run to end).
+    # lesson 13's status after Run to end).
     from autograd_lab_widget import lifetime
     return lifetime.live_views()
 
